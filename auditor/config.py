@@ -1,0 +1,182 @@
+"""Settings: environment variables ``MEMAUDIT_*``, an optional TOML file, secret files.
+
+Precedence, highest first: keyword arguments, environment (``MEMAUDIT_DATABASE_URL``;
+nested values with ``__``, e.g. ``MEMAUDIT_TRUST_POLICY__TOOL_OUTPUT=agent``), files in
+``MEMAUDIT_SECRETS_DIR`` (one file per setting, e.g. ``audit_hmac_key``), the TOML file named
+by ``MEMAUDIT_CONFIG`` (or ``--config``), then the defaults below. Every field is documented in
+the README's configuration table; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from auditor.errors import ConfigError
+
+__all__ = ["DEFAULT_DATABASE_URL", "TIERS", "Settings", "load_settings", "tier_rank"]
+
+DEFAULT_DATABASE_URL = "sqlite:///memaudit.db"
+
+#: Trust tiers from highest to lowest.
+TIERS: tuple[str, ...] = ("system", "user", "agent", "external")
+
+Tier = Literal["system", "user", "agent", "external"]
+
+
+def tier_rank(tier: str) -> int:
+    """Return a tier's rank: higher is more trusted (system 3 ... external 0)."""
+    try:
+        return len(TIERS) - 1 - TIERS.index(tier)
+    except ValueError:
+        raise ConfigError(f"unknown trust tier {tier!r}; expected one of {', '.join(TIERS)}") from None
+
+
+def _default_trust_policy() -> dict[str, Tier]:
+    return {
+        "system": "system",
+        "explicit_statement": "user",
+        "inferred": "agent",
+        "import": "agent",
+        "tool_output": "external",
+        "external_content": "external",
+        "unknown": "external",
+    }
+
+
+class Settings(BaseSettings):
+    """memaudit's settings; every field maps to ``MEMAUDIT_<NAME>``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMAUDIT_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        secrets_dir=os.environ.get("MEMAUDIT_SECRETS_DIR") or None,
+    )
+
+    database_url: str = Field(
+        DEFAULT_DATABASE_URL,
+        description="SQLAlchemy URL of the store: sqlite:///path.db or postgresql+psycopg://...",
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "warning", description="Lowest log level written (the daemon logs at info)."
+    )
+    log_format: Literal["auto", "console", "json"] = Field(
+        "auto", description="auto: console on a terminal, JSON otherwise (daemons, pipes)."
+    )
+    trust_policy: dict[str, Tier] = Field(
+        default_factory=_default_trust_policy,
+        description="Maps source.type to a trust tier; 'unknown' covers missing or new types.",
+    )
+    import_batch_size: int = Field(
+        1000, ge=1, le=100_000, description="Records written per transaction during an import."
+    )
+    max_fact_bytes: int = Field(
+        262_144, ge=1024, description="Largest fact (UTF-8 bytes) an import accepts."
+    )
+    max_record_bytes: int = Field(
+        1_048_576, ge=1024, description="Largest JSONL line or kv/state file entry accepted."
+    )
+    max_source_file_bytes: int = Field(
+        268_435_456,
+        ge=1024,
+        description="Largest whole-document source (kv, state JSON) read into memory.",
+    )
+    memoryfield_max_entries: int = Field(
+        100_000, ge=1, description="Most entries a Memoryfield zip may hold."
+    )
+    memoryfield_max_page_bytes: int = Field(
+        4_194_304, ge=1024, description="Largest uncompressed Memoryfield page accepted."
+    )
+    memoryfield_max_total_bytes: int = Field(
+        1_073_741_824, ge=1024, description="Largest total uncompressed size of a Memoryfield zip."
+    )
+    memoryfield_max_ratio: float = Field(
+        200.0, gt=1, description="Largest compression ratio of one zip entry (zip-bomb guard)."
+    )
+    audit_hmac_key: SecretStr | None = Field(
+        None,
+        description="Optional key: audit events are chained with HMAC-SHA256 instead of SHA-256, "
+        "so the chain cannot be rebuilt without it. Env or secret file only.",
+    )
+    sqlite_busy_timeout_ms: int = Field(
+        30_000, ge=0, description="How long a SQLite writer waits for the write lock."
+    )
+
+    @field_validator("trust_policy")
+    @classmethod
+    def _policy_has_unknown(cls, value: dict[str, Tier]) -> dict[str, Tier]:
+        merged = _default_trust_policy()
+        merged.update(value)
+        return merged
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [
+            init_settings,
+            env_settings,
+            file_secret_settings,
+        ]
+        config_file = os.environ.get("MEMAUDIT_CONFIG")
+        if config_file:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(config_file)))
+        return tuple(sources)
+
+    def tier_for(self, source_type: str | None) -> str:
+        """Return the trust tier the policy gives a ``source.type`` (None: unknown)."""
+        if source_type is None:
+            return self.trust_policy["unknown"]
+        return self.trust_policy.get(source_type, self.trust_policy["unknown"])
+
+
+def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Settings:
+    """Load settings, turning every validation problem into one :class:`ConfigError`.
+
+    Args:
+        config_file: a TOML file; overrides ``MEMAUDIT_CONFIG``.
+        **overrides: explicit values (highest precedence); ``None`` values are ignored.
+
+    Raises:
+        ConfigError: the file is missing or unreadable, or a value is invalid.
+    """
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    previous = os.environ.get("MEMAUDIT_CONFIG")
+    try:
+        if config_file is not None:
+            path = Path(config_file)
+            if not path.is_file():
+                raise ConfigError(f"config file not found: {path}")
+            os.environ["MEMAUDIT_CONFIG"] = str(path)
+        elif previous and not Path(previous).is_file():
+            raise ConfigError(f"config file not found: {previous} (from MEMAUDIT_CONFIG)")
+        return Settings(**clean)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"invalid settings: {problems}") from None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read settings: {exc}") from None
+    finally:
+        if config_file is not None:
+            if previous is None:
+                os.environ.pop("MEMAUDIT_CONFIG", None)
+            else:
+                os.environ["MEMAUDIT_CONFIG"] = previous

@@ -1,0 +1,31 @@
+"""Alembic environment: runs migrations on the connection memaudit hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine
+
+from auditor.store.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def _run(connection: object) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=True,
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+connection = config.attributes.get("connection")
+if connection is not None:
+    _run(connection)
+else:  # alembic command line (developers generating revisions)
+    engine = create_engine(config.get_main_option("sqlalchemy.url") or "sqlite:///memaudit.db")
+    with engine.begin() as conn:
+        _run(conn)

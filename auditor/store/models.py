@@ -1,0 +1,313 @@
+"""SQLAlchemy 2 typed models of the governed store.
+
+Tables: memories, consents, findings (+ finding_memories), scan_runs, audit_events
+(+ audit_head), erasure_requests, tombstones, principals (dashboard users),
+source_watermarks and import_runs. ``memories.supersedes`` is deliberately not a foreign
+key: an import mirrors a source store faithfully, including dangling links, so the audit
+can report them; the lifecycle module guards every write made through memaudit.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from auditor.store.types import JSONType, UTCDateTime, utcnow
+
+__all__ = [
+    "AuditEvent",
+    "AuditHead",
+    "Base",
+    "Consent",
+    "ErasureRequest",
+    "Finding",
+    "FindingMemory",
+    "FindingStatus",
+    "ImportRun",
+    "Memory",
+    "MemoryKind",
+    "MemoryStatus",
+    "Principal",
+    "ScanRun",
+    "SourceWatermark",
+    "Tombstone",
+]
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Declarative base with a stable constraint naming convention (for migrations)."""
+
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSONType}
+
+
+class MemoryStatus(str, enum.Enum):
+    """Lifecycle status of a memory."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    QUARANTINED = "quarantined"
+    DELETED = "deleted"
+
+
+class MemoryKind(str, enum.Enum):
+    """Semantic kind of a memory (SEEDS.md section 1)."""
+
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    NOTE = "note"
+
+
+class FindingStatus(str, enum.Enum):
+    """Review status of a finding."""
+
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+    SUPPRESSED = "suppressed"
+
+
+class ImportRun(Base):
+    """One import of a source: what was read, from where, and what happened."""
+
+    __tablename__ = "import_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source_format: Mapped[str] = mapped_column(String(32))
+    location: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str | None] = mapped_column(String(64))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    status: Mapped[str] = mapped_column(String(32), default="running")
+    counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    errors: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    actor: Mapped[str] = mapped_column(String(200), default="memaudit")
+
+
+class Memory(Base):
+    """A canonical memory record (DESIGN.md), extended for governance."""
+
+    __tablename__ = "memories"
+
+    memory_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(256), index=True)
+    namespace: Mapped[str] = mapped_column(String(256), default="default")
+    kind: Mapped[str] = mapped_column(String(16), default=MemoryKind.SEMANTIC.value)
+    category: Mapped[str] = mapped_column(String(64), default="note")
+    fact: Mapped[str] = mapped_column(Text)
+    confidence: Mapped[float | None] = mapped_column(Float)
+    source_type: Mapped[str | None] = mapped_column(String(32))
+    source_session_id: Mapped[str | None] = mapped_column(String(256))
+    source_turn: Mapped[int | None] = mapped_column(Integer)
+    source_uri: Mapped[str | None] = mapped_column(Text)
+    trust_tier: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), default=MemoryStatus.ACTIVE.value, index=True)
+    #: Status before a quarantine / soft delete / expiry, for restore.
+    prior_status: Mapped[str | None] = mapped_column(String(16))
+    #: Who set the status: "source" (the imported record stated it), "chain" (an import
+    #: derived it from supersede links; re-derived on every import) or "memaudit" (a
+    #: lifecycle action or reviewer; imports never override it).
+    status_source: Mapped[str] = mapped_column(String(16), default="memaudit")
+    supersedes: Mapped[str | None] = mapped_column(String(128), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    expires_at: Mapped[datetime | None]
+    deleted_at: Mapped[datetime | None]
+    access_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_accessed_at: Mapped[datetime | None]
+    embedding_ref: Mapped[str | None] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64), index=True)
+    #: Hash of every imported field: an import that brings the same record changes nothing.
+    record_hash: Mapped[str | None] = mapped_column(String(64))
+    #: Where the record came from: source format and its id there.
+    origin: Mapped[str | None] = mapped_column(String(32))
+    external_id: Mapped[str | None] = mapped_column(Text)
+    import_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("import_runs.id", ondelete="SET NULL")
+    )
+    extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (Index(None, "subject", "status"),)
+
+
+class Consent(Base):
+    """An explicit opt-in of one subject for one special category."""
+
+    __tablename__ = "consents"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    subject: Mapped[str] = mapped_column(String(256), index=True)
+    category: Mapped[str] = mapped_column(String(64))
+    granted_at: Mapped[datetime] = mapped_column(default=utcnow)
+    source: Mapped[str | None] = mapped_column(Text)
+    revoked_at: Mapped[datetime | None]
+
+    __table_args__ = (UniqueConstraint("subject", "category", "granted_at"),)
+
+
+class ScanRun(Base):
+    """One scan: when, how, with which rule pack, and what it counted."""
+
+    __tablename__ = "scan_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mode: Mapped[str] = mapped_column(String(16), default="incremental")
+    status: Mapped[str] = mapped_column(String(32), default="running")
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    rule_pack_hash: Mapped[str | None] = mapped_column(String(64))
+    counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    errors: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    duration_s: Mapped[float | None] = mapped_column(Float)
+
+
+class Finding(Base):
+    """One rule firing on one memory (or a pair, for contradictions)."""
+
+    __tablename__ = "findings"
+
+    finding_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64), unique=True)
+    rule_id: Mapped[str] = mapped_column(String(128), index=True)
+    category: Mapped[str] = mapped_column(String(32))
+    severity: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), default=FindingStatus.OPEN.value)
+    evidence: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    first_seen: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(default=utcnow)
+    scan_run_id: Mapped[int | None] = mapped_column(ForeignKey("scan_runs.id", ondelete="SET NULL"))
+    assignee: Mapped[str | None] = mapped_column(String(200))
+    resolution: Mapped[str | None] = mapped_column(Text)
+    resolved_by: Mapped[str | None] = mapped_column(String(200))
+    resolved_at: Mapped[datetime | None]
+
+    memories: Mapped[list[FindingMemory]] = relationship(
+        back_populates="finding", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+    __table_args__ = (Index(None, "status", "category"),)
+
+
+class FindingMemory(Base):
+    """Link between a finding and each memory it is about (ordered by position)."""
+
+    __tablename__ = "finding_memories"
+
+    finding_id: Mapped[str] = mapped_column(
+        ForeignKey("findings.finding_id", ondelete="CASCADE"), primary_key=True
+    )
+    memory_id: Mapped[str] = mapped_column(
+        ForeignKey("memories.memory_id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    finding: Mapped[Finding] = relationship(back_populates="memories")
+
+
+class AuditEvent(Base):
+    """An append-only, hash-chained audit event (details never hold personal data)."""
+
+    __tablename__ = "audit_events"
+
+    seq: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(40), unique=True)
+    ts: Mapped[datetime]
+    actor: Mapped[str] = mapped_column(String(200))
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    target_type: Mapped[str] = mapped_column(String(32))
+    target_ids: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class AuditHead(Base):
+    """The single row that records the chain's last event; appenders lock it."""
+
+    __tablename__ = "audit_head"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    last_seq: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), default=0)
+    last_hash: Mapped[str] = mapped_column(String(64))
+
+
+class ErasureRequest(Base):
+    """A right-to-erasure request and its receipt."""
+
+    __tablename__ = "erasure_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    subject_digest: Mapped[str] = mapped_column(String(64), index=True)
+    requested_by: Mapped[str] = mapped_column(String(200))
+    requested_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    executed_at: Mapped[datetime | None]
+    receipt: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class Tombstone(Base):
+    """What is left of an erased memory: no content, enough to refuse a re-import."""
+
+    __tablename__ = "tombstones"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    memory_id: Mapped[str] = mapped_column(String(128), index=True)
+    subject_digest: Mapped[str] = mapped_column(String(64), index=True)
+    erased_at: Mapped[datetime] = mapped_column(default=utcnow)
+    request_id: Mapped[int | None] = mapped_column(
+        ForeignKey("erasure_requests.id", ondelete="SET NULL")
+    )
+
+
+class Principal(Base):
+    """A dashboard user: an end user bound to one subject, an officer, or an admin."""
+
+    __tablename__ = "principals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(200), unique=True)
+    display_name: Mapped[str | None] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(16))
+    subject: Mapped[str | None] = mapped_column(String(256))
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SourceWatermark(Base):
+    """How far a scan or a source sync has got: position and time."""
+
+    __tablename__ = "source_watermarks"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    position: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)

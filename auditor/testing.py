@@ -1,0 +1,55 @@
+"""Test seams shipped with memaudit: record factories and JSONL writers.
+
+Used by memaudit's own tests, and by anyone testing an integration with memaudit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["make_record", "write_jsonl"]
+
+_counter = itertools.count(1)
+
+
+def make_record(**overrides: Any) -> dict[str, Any]:
+    """A valid canonical raw record; keyword arguments override or add fields.
+
+    Pass ``memory_id`` for a stable id; otherwise ids are ``t_1``, ``t_2``, ... per process.
+    """
+    n = next(_counter)
+    record: dict[str, Any] = {
+        "memory_id": f"t_{n}",
+        "subject": "user:alice",
+        "namespace": "tests",
+        "kind": "semantic",
+        "category": "preference",
+        "fact": f"Prefers green tea, note {n}",
+        "confidence": 0.9,
+        "source": {"type": "explicit_statement", "session_id": "s1", "turn": n, "uri": None},
+        "created_at": "2026-01-05T10:00:00Z",
+        "updated_at": "2026-01-05T10:00:00Z",
+        "expires_at": None,
+        "supersedes": None,
+        "access_count": 0,
+        "last_accessed_at": None,
+    }
+    record.update(overrides)
+    return record
+
+
+def write_jsonl(path: Path, records: Iterable[dict[str, Any] | str | bytes]) -> Path:
+    """Write records as JSONL; a ``str`` or ``bytes`` item is written as a raw line."""
+    with Path(path).open("wb") as fh:
+        for item in records:
+            if isinstance(item, bytes):
+                fh.write(item.rstrip(b"\n") + b"\n")
+            elif isinstance(item, str):
+                fh.write(item.rstrip("\n").encode("utf-8") + b"\n")
+            else:
+                fh.write(json.dumps(item, ensure_ascii=False).encode("utf-8") + b"\n")
+    return Path(path)
