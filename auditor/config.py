@@ -60,7 +60,6 @@ class Settings(BaseSettings):
         env_prefix="MEMAUDIT_",
         env_nested_delimiter="__",
         extra="forbid",
-        secrets_dir=os.environ.get("MEMAUDIT_SECRETS_DIR") or None,
     )
 
     database_url: str = Field(
@@ -165,7 +164,10 @@ def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Se
             os.environ["MEMAUDIT_CONFIG"] = str(path)
         elif previous and not Path(previous).is_file():
             raise ConfigError(f"config file not found: {previous} (from MEMAUDIT_CONFIG)")
-        return Settings(**clean)
+        secrets_dir = os.environ.get("MEMAUDIT_SECRETS_DIR") or None
+        if secrets_dir is not None and not Path(secrets_dir).is_dir():
+            raise ConfigError(f"MEMAUDIT_SECRETS_DIR is not a folder: {secrets_dir}")
+        return Settings(_secrets_dir=secrets_dir, **clean)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"

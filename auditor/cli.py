@@ -1,0 +1,594 @@
+"""The ``memaudit`` command.
+
+Exit codes follow :mod:`auditor.exitcodes` (0 ok, 1 a check failed, 2 usage or input
+errors, 3 internal errors). Listings go to standard output; progress, logs and errors go
+to standard error.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import structlog
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Table
+
+from auditor import __version__, audit_log
+from auditor.config import Settings, load_settings
+from auditor.errors import DanglingLinkError, InputError, MemauditError, NotFoundError
+from auditor.exitcodes import ExitCode, exit_code_for
+from auditor.importer import Importer, ImportReport
+from auditor.lifecycle import Lifecycle, audit_key
+from auditor.logging import configure_logging, scrub
+from auditor.records import KINDS, SOURCE_TYPES, STATUSES
+from auditor.services import (
+    MemoryFilter,
+    count_memories,
+    export_subject,
+    iter_memories,
+    memory_detail,
+    memory_to_dict,
+    store_summary,
+)
+from auditor.sources import FORMATS, detect_format, open_source
+from auditor.store.db import Database
+
+__all__ = ["cli", "main"]
+
+DEMO_DIR = Path(__file__).parent / "demo"
+#: The bundled demo store: a canonical JSONL, a Memoryfield folder and a hand-over note.
+DEMO_SOURCES = (
+    ("jsonl", DEMO_DIR / "demo_memories.jsonl"),
+    ("memoryfield", DEMO_DIR / "memoryfield"),
+    ("state", DEMO_DIR / "state.json"),
+)
+TABLE_DEFAULT_LIMIT = 50
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+out_console = Console(highlight=False, soft_wrap=False)
+
+
+class Ctx:
+    """Per-invocation state: settings and a lazily opened store."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._db: Database | None = None
+
+    def db(self, *, require_schema: bool = True) -> Database:
+        if self._db is None:
+            self._db = Database(self.settings)
+        if require_schema:
+            self._db.require_schema()
+        return self._db
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="memaudit")
+@click.option("--database-url", envvar="MEMAUDIT_DATABASE_URL", metavar="URL",
+              help="Store URL (default sqlite:///memaudit.db; env MEMAUDIT_DATABASE_URL).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="TOML settings file (env MEMAUDIT_CONFIG).")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+              default=None, help="Lowest log level (default info).")
+@click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default=None,
+              help="Log format: auto = console on a terminal, JSON otherwise.")
+@click.pass_context
+def cli(ctx: click.Context, database_url: str | None, config_file: str | None,
+        log_level: str | None, log_format: str | None) -> None:
+    """memaudit: audit and govern AI agents' long-term memory."""
+    settings = load_settings(config_file, database_url=database_url, log_level=log_level,
+                             log_format=log_format)
+    configure_logging(settings.log_level, settings.log_format)
+    ctx.obj = Ctx(settings)
+
+
+# -- init / summary --------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--demo", is_flag=True,
+              help="Also load the bundled demo memory store if the store holds no memories.")
+@pass_ctx
+def init(c: Ctx, demo: bool) -> None:
+    """Create or migrate the database."""
+    db = c.db(require_schema=False)
+    before, after = db.upgrade()
+    if before == after:
+        err_console.print(f"database {db.display_url} is up to date (schema {after})")
+    else:
+        err_console.print(
+            f"database {db.display_url} migrated from {before or 'empty'} to schema {after}"
+        )
+    if demo:
+        if count_memories(db, MemoryFilter(status=None)) > 0:
+            err_console.print("store already holds memories: demo not loaded")
+            return
+        clean = True
+        for fmt, path in DEMO_SOURCES:
+            report = Importer(db, actor="demo").run(open_source(fmt, path, c.settings))
+            _print_import(report, as_json=False)
+            clean = clean and report.ok
+        if not clean:
+            raise MemauditError("the bundled demo store did not import cleanly")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@click.option("--top", default=15, show_default=True, help="How many subjects to list.")
+@pass_ctx
+def summary(c: Ctx, fmt: str, top: int) -> None:
+    """Summarise the store by status, trust tier, category, kind and subject."""
+    data = store_summary(c.db(), top_subjects=top)
+    if fmt == "json":
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    out_console.print(
+        f"[bold]{data['memories']}[/] memories about [bold]{data['subjects']}[/] subjects, "
+        f"{data['audit_events']} audit events"
+    )
+    for title, key in (("status", "by_status"), ("trust tier", "by_trust_tier"),
+                       ("category", "by_category"), ("kind", "by_kind"),
+                       ("namespace", "by_namespace"), ("subject (top)", "top_subjects")):
+        table = Table(title=f"by {title}", title_justify="left", show_edge=False)
+        table.add_column(title)
+        table.add_column("memories", justify="right")
+        for name, n in data[key].items():
+            table.add_row(name, str(n))
+        out_console.print(table)
+
+
+# -- import ----------------------------------------------------------------------------
+
+
+@cli.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
+              help="Source format (default: guessed from the name).")
+@click.option("--subject", default=None, help="Subject for formats that do not name one "
+              "(kv, state, memoryfield), e.g. user:42.")
+@click.option("--namespace", default=None, help="Namespace to record (default per format).")
+@click.option("--by", "actor", default="import", show_default=True,
+              help="Actor recorded in the audit log.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar (default: on when standard error is a terminal).")
+@pass_ctx
+def import_(c: Ctx, path: Path, fmt: str | None, subject: str | None, namespace: str | None,
+            actor: str, as_json: bool, progress: bool | None) -> None:
+    """Import a memory store (jsonl | memoryfield | kv | state).
+
+    Bad records are reported with their line or entry and skipped; the good ones are kept
+    and nothing already stored is lost. Exits 2 when records were skipped.
+    """
+    db = c.db()
+    source = open_source(fmt or detect_format(path), path, c.settings, subject=subject,
+                         namespace=namespace)
+    show = sys.stderr.isatty() if progress is None else progress
+    importer = Importer(db, actor=actor)
+    if show:
+        with Progress(
+            TextColumn("[bold]importing[/]"), BarColumn(), DownloadColumn(),
+            TransferSpeedColumn(), TimeRemainingColumn(), console=err_console, transient=True,
+        ) as bar:
+            task = bar.add_task("import", total=source.total)
+            report = importer.run(source, progress=lambda n: bar.advance(task, n))
+    else:
+        report = importer.run(source)
+    _print_import(report, as_json=as_json)
+    if not report.ok:
+        sys.exit(ExitCode.USAGE)
+
+
+def _print_import(report: ImportReport, *, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+        return
+    for message in report.errors:
+        err_console.print(f"[red]skipped[/] {message}", markup=True, highlight=False)
+    if report.skipped > len(report.errors):
+        err_console.print(f"... and {report.skipped - len(report.errors)} more skipped")
+    rate = report.read / report.duration_s if report.duration_s > 0 else 0.0
+    click.echo(
+        f"imported {report.location} ({report.source_format}): {report.read} read, "
+        f"{report.inserted} new, {report.updated} updated, {report.unchanged} unchanged, "
+        f"{report.skipped} skipped; {report.derived_superseded} marked superseded by their "
+        f"chain; {report.duration_s:.1f}s ({rate:,.0f} records/s); import run {report.run_id}"
+        + (f"; sha256 {report.sha256}" if report.sha256 else "")
+    )
+
+
+# -- memories --------------------------------------------------------------------------
+
+
+@cli.group()
+def memories() -> None:
+    """List, show and manage memories (lifecycle actions are audited)."""
+
+
+def _status_option(value: str) -> str | None:
+    return None if value == "all" else value
+
+
+def _flat(d: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in d.items():
+        if key == "source":
+            for sk, sv in value.items():
+                out[f"source_{sk}"] = sv
+        elif isinstance(value, (dict, list)):
+            out[key] = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        else:
+            out[key] = value
+    return out
+
+
+def emit_rows(rows: Iterable[dict[str, Any]], fmt: str, columns: list[str],
+              total: int | None = None, limit: int | None = None) -> None:
+    """Print rows as a table, a JSON array (streamed, complete) or CSV."""
+    if fmt == "json":
+        out = sys.stdout
+        out.write("[")
+        first = True
+        for row in rows:
+            out.write("\n  " if first else ",\n  ")
+            out.write(json.dumps(row, ensure_ascii=False))
+            first = False
+        out.write("\n]\n" if not first else "]\n")
+        return
+    if fmt == "csv":
+        writer: Any = None
+        for row in rows:
+            flat = _flat(row)
+            if writer is None:
+                writer = csv.DictWriter(sys.stdout, fieldnames=list(flat), extrasaction="ignore")
+                writer.writeheader()
+            writer.writerow(flat)
+        if writer is None:
+            csv.writer(sys.stdout).writerow(columns)
+        return
+    table = Table(show_edge=False)
+    for col in columns:
+        table.add_column(col, overflow="fold", max_width=60 if col == "fact" else None)
+    shown = 0
+    for row in rows:
+        flat = _flat(row)
+        cells = []
+        for col in columns:
+            value = flat.get(col)
+            text = "" if value is None else str(value)
+            if col == "fact" and len(text) > 60:
+                text = text[:57] + "..."
+            cells.append(text)
+        table.add_row(*cells)
+        shown += 1
+    out_console.print(table)
+    if total is not None and total > shown:
+        err_console.print(f"showing {shown} of {total}; use --limit N or --format json for all")
+
+
+_MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "fact"]
+
+
+@memories.command("list")
+@click.option("--subject", default=None, help="Only this subject.")
+@click.option("--status", default="active", show_default=True,
+              type=click.Choice([*STATUSES, "all"]), help="Only this status, or all.")
+@click.option("--namespace", default=None, help="Only this namespace.")
+@click.option("--category", default=None, help="Only this category.")
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+@pass_ctx
+def memories_list(c: Ctx, subject: str | None, status: str, namespace: str | None,
+                  category: str | None, limit: int | None, fmt: str) -> None:
+    """List memories."""
+    db = c.db()
+    flt = MemoryFilter(subject=subject, status=_status_option(status), namespace=namespace,
+                       category=category)
+    if fmt == "table" and limit is None:
+        limit = TABLE_DEFAULT_LIMIT
+    total = count_memories(db, flt) if fmt == "table" else None
+    rows = (memory_to_dict(m) for m in iter_memories(db, flt, limit=limit))
+    emit_rows(rows, fmt, _MEMORY_COLUMNS, total=total)
+
+
+@memories.command("show")
+@click.argument("memory_id")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@pass_ctx
+def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
+    """Show one memory, its provenance and its supersede chain."""
+    detail = memory_detail(c.db(), memory_id)
+    if fmt == "json":
+        click.echo(json.dumps(detail, ensure_ascii=False, indent=2))
+        return
+    m = detail["memory"]
+    out_console.print(f"[bold]{m['memory_id']}[/]  {m['status']}  ({m['trust_tier']} tier)")
+    for key in ("subject", "namespace", "kind", "category", "confidence", "created_at",
+                "updated_at", "expires_at", "deleted_at", "access_count", "last_accessed_at",
+                "embedding_ref", "content_hash", "version"):
+        out_console.print(f"  {key:<17} {m[key]}", markup=False)
+    out_console.print("  fact:", markup=False)
+    for line in m["fact"].splitlines() or [""]:
+        out_console.print(f"    {line}", markup=False)
+    prov = detail["provenance"]
+    out_console.print("[bold]provenance[/]")
+    src = prov["source"]
+    out_console.print(
+        f"  source.type {src['type']}  session {src['session_id']}  turn {src['turn']}  "
+        f"uri {src['uri']}", markup=False,
+    )
+    out_console.print(f"  origin {prov['origin']}  external id {prov['external_id']}",
+                      markup=False)
+    if prov["import_run"]:
+        run = prov["import_run"]
+        out_console.print(
+            f"  imported by run {run['id']} ({run['format']}) from {run['location']}"
+            + (f", sha256 {run['sha256']}" if run["sha256"] else ""), markup=False,
+        )
+    chain = detail["chain"]
+    out_console.print("[bold]supersede chain[/] (newest first)")
+    for n in reversed(chain["newer"]):
+        out_console.print(f"  {n['memory_id']}  {n['status']}  ({n['trust_tier']})  "
+                          f"supersedes {n['supersedes']}", markup=False)
+    out_console.print(f"> {m['memory_id']}  {m['status']}  ({m['trust_tier']})", markup=False)
+    for o in chain["older"]:
+        out_console.print(f"  {o['memory_id']}  {o['status']}  ({o['trust_tier']})",
+                          markup=False)
+    if chain["dangling_link"]:
+        out_console.print(f"  ! dangling link to {chain['dangling_link']} (no such memory)",
+                          markup=False)
+    if chain["cycle"]:
+        out_console.print("  ! the chain has a cycle", markup=False)
+    if detail["findings"]:
+        out_console.print("[bold]findings[/]")
+        for f in detail["findings"]:
+            out_console.print(f"  {f['finding_id']} {f['rule_id']} {f['severity']} {f['status']}",
+                              markup=False)
+
+
+def _record_options(fn: Any) -> Any:
+    options = [
+        click.option("--id", "memory_id", default=None,
+                     help="Memory id (default: a new mem_<ULID>)."),
+        click.option("--subject", default=None, help="Subject, e.g. user:42."),
+        click.option("--fact", default=None, help="The fact text."),
+        click.option("--category", default="note", show_default=True),
+        click.option("--kind", type=click.Choice(KINDS), default="semantic", show_default=True),
+        click.option("--namespace", default="default", show_default=True),
+        click.option("--confidence", type=click.FloatRange(0, 1), default=None),
+        click.option("--source-type", type=click.Choice(SOURCE_TYPES),
+                     default="explicit_statement", show_default=True,
+                     help="Provenance; decides the trust tier."),
+        click.option("--session-id", default=None),
+        click.option("--uri", default=None),
+        click.option("--expires-at", default=None, help="ISO 8601 time it stops holding."),
+        click.option("--record", "record_file", type=click.File("r", encoding="utf-8"),
+                     default=None, help="Read the record as JSON from FILE (- for stdin)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _build_record(memory_id: str | None, subject: str | None, fact: str | None, category: str,
+                  kind: str, namespace: str, confidence: float | None, source_type: str,
+                  session_id: str | None, uri: str | None, expires_at: str | None,
+                  record_file: Any, default_subject: str | None = None) -> dict[str, Any]:
+    from ulid import ULID
+
+    if record_file is not None:
+        try:
+            raw = json.load(record_file)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"--record: invalid JSON: {exc.msg} (line {exc.lineno})") from None
+        if not isinstance(raw, dict):
+            raise InputError("--record: expected a JSON object")
+        raw.setdefault("memory_id", f"mem_{ULID()}")
+        if default_subject is not None:
+            raw.setdefault("subject", default_subject)
+        return raw
+    subject = subject or default_subject
+    if not subject or fact is None:
+        raise InputError("give --subject and --fact (or --record FILE)")
+    record: dict[str, Any] = {
+        "memory_id": memory_id or f"mem_{ULID()}",
+        "subject": subject,
+        "fact": fact,
+        "category": category,
+        "kind": kind,
+        "namespace": namespace,
+        "confidence": confidence,
+        "source": {"type": source_type, "session_id": session_id, "uri": uri},
+    }
+    if expires_at:
+        record["expires_at"] = expires_at
+    return record
+
+
+def _print_memory(m: Any, verb: str) -> None:
+    click.echo(f"{verb} {m.memory_id}: status {m.status}, {m.trust_tier} tier, version {m.version}")
+
+
+@memories.command("add")
+@_record_options
+@click.option("--by", "actor", required=True, help="Who adds it (audit log).")
+@pass_ctx
+def memories_add(c: Ctx, actor: str, **fields: Any) -> None:
+    """Add a new active memory through the lifecycle (invariants enforced)."""
+    record = _build_record(**fields)
+    _print_memory(Lifecycle(c.db()).add(record, actor=actor), "added")
+
+
+@memories.command("supersede")
+@click.argument("old_id")
+@_record_options
+@click.option("--with", "with_id", default=None,
+              help="Link an existing active memory as the successor instead of a new record.")
+@click.option("--approved-by", default=None,
+              help="Reviewer approving a lower trust tier superseding a higher one.")
+@click.option("--expected-version", type=int, default=None,
+              help="Fail if OLD_ID changed since this version was read.")
+@click.option("--by", "actor", required=True, help="Who does it (audit log).")
+@pass_ctx
+def memories_supersede(c: Ctx, old_id: str, with_id: str | None, approved_by: str | None,
+                       expected_version: int | None, actor: str, **fields: Any) -> None:
+    """Replace OLD_ID with a new memory (or an existing one, --with)."""
+    lc = Lifecycle(c.db())
+    if with_id is not None:
+        new: Any = with_id
+    else:
+        try:
+            subject = lc.get(old_id).subject
+        except NotFoundError:
+            raise DanglingLinkError(f"cannot supersede {old_id!r}: no such memory") from None
+        new = _build_record(**fields, default_subject=subject)
+    head = lc.supersede(old_id, new, actor=actor, approved_by=approved_by,
+                        expected_version=expected_version)
+    click.echo(f"{old_id} superseded by {head.memory_id} ({head.trust_tier} tier)")
+
+
+def _transition_command(name: str, verb: str, doc: str) -> None:
+    @memories.command(name, help=doc)
+    @click.argument("memory_id")
+    @click.option("--by", "actor", required=True, help="Who does it (audit log).")
+    @click.option("--reason", default=None, help="Why (recorded in the audit log; no personal data).")
+    @click.option("--expected-version", type=int, default=None,
+                  help="Fail if the memory changed since this version was read.")
+    @pass_ctx
+    def command(c: Ctx, memory_id: str, actor: str, reason: str | None,
+                expected_version: int | None) -> None:
+        lc = Lifecycle(c.db())
+        m = getattr(lc, name.replace("delete", "soft_delete"))(
+            memory_id, actor=actor, reason=reason, expected_version=expected_version
+        )
+        _print_memory(m, verb)
+
+    del command
+
+
+_transition_command("delete", "soft-deleted", "Soft-delete a memory (kept until purge or erasure).")
+_transition_command("quarantine", "quarantined", "Quarantine a memory (held from retrieval).")
+_transition_command("expire", "expired", "Expire a memory.")
+_transition_command("restore", "restored", "Undo a soft delete, quarantine or expiry.")
+
+
+# -- export / audit log ----------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("subject")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of standard output.")
+@pass_ctx
+def export(c: Ctx, subject: str, output: Path | None) -> None:
+    """Everything about SUBJECT as JSON (the right of access)."""
+    data = export_subject(c.db(), subject)
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+        err_console.print(f"wrote {data['counts']['memories']} memories to {output}")
+    if data["counts"]["memories"] == 0 and not data["consents"]:
+        err_console.print(f"note: nothing is held about {subject}")
+
+
+@cli.group("audit-log")
+def audit_log_group() -> None:
+    """The tamper-evident audit log."""
+
+
+@audit_log_group.command("verify")
+@pass_ctx
+def audit_log_verify(c: Ctx) -> None:
+    """Check the hash chain; name the first bad event (exit 1 if broken)."""
+    db = c.db()
+    with db.session() as session:
+        result = audit_log.verify(session, key=audit_key(c.settings))
+    if result.ok:
+        click.echo(f"audit log OK: {result.checked} events verified")
+        return
+    ident = f" ({result.first_bad_event_id})" if result.first_bad_event_id else ""
+    click.echo(
+        f"audit log BROKEN at event {result.first_bad_seq}{ident}: {result.reason}; "
+        f"{result.checked} events before it verified"
+    )
+    sys.exit(ExitCode.CHECK_FAILED)
+
+
+@audit_log_group.command("list")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+@pass_ctx
+def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
+    """The newest audit events."""
+    from sqlalchemy import select
+
+    from auditor.store.models import AuditEvent
+
+    with c.db().session() as session:
+        events = list(session.scalars(
+            select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(limit)
+        ))
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for e in events:
+            yield {"seq": e.seq, "ts": e.ts.isoformat(), "actor": e.actor, "action": e.action,
+                   "target_type": e.target_type, "target_ids": e.target_ids,
+                   "details": e.details, "hash": e.hash}
+
+    emit_rows(rows(), fmt, ["seq", "ts", "actor", "action", "target_ids"])
+
+
+# -- entry point -----------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run the command and exit with the contract's code."""
+    try:
+        cli.main(args=argv, prog_name="memaudit", standalone_mode=False)
+    except click.exceptions.Abort:
+        err_console.print("aborted")
+        sys.exit(ExitCode.USAGE)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(ExitCode.USAGE)
+    except MemauditError as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False)
+        sys.exit(exit_code_for(exc))
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(ExitCode.INTERNAL)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence, mapped to exit 3
+        structlog.get_logger(__name__).debug("internal_error", error_type=type(exc).__name__,
+                                             exc_info=True)
+        err_console.print(f"internal error: {type(exc).__name__}: {scrub(str(exc))[:500]} "
+                          "(--log-level debug shows the traceback)",
+                          markup=False, highlight=False)
+        sys.exit(ExitCode.INTERNAL)
+    sys.exit(ExitCode.OK)

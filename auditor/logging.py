@@ -1,0 +1,112 @@
+"""structlog set-up: JSON for daemons and pipes, console on a terminal, always redacted.
+
+The :func:`redact` processor keeps memory text and obvious personal data out of every log
+event: values under keys that carry text (``fact``, ``text``, ``content`` ...) are replaced
+by their length, a ``subject`` is replaced by a digest, and every remaining string (event
+text and rendered exceptions included) is scrubbed of e-mail addresses, phone and card
+numbers, national ids, IBANs, IP addresses and credential-looking tokens. Logs carry ids,
+counts, entity types and fingerprints, never values.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import MutableMapping
+from typing import IO, Any
+
+import structlog
+
+from auditor.hashing import subject_digest
+
+__all__ = ["configure_logging", "redact", "scrub"]
+
+_TEXT_KEYS = frozenset(
+    {"fact", "text", "content", "value", "values", "snippet", "raw", "record", "body", "page"}
+)
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
+     "[PRIVATE_KEY]"),
+    (re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+"), "[EMAIL]"),
+    (re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^@\s/]+@"), "[URL_WITH_CREDENTIALS]@"),
+    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), "[AWS_KEY]"),
+    (re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})\b"),
+     "[TOKEN]"),
+    (re.compile(r"\b[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}\b"), "[IBAN]"),
+    (re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]"),
+    (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]"),
+    (re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]"),
+    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]"),
+    (re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,}\d\b"), "[PHONE]"),
+    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*\S+"), r"\1=[REDACTED]"),
+    (re.compile(r"\b[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
+)
+
+
+def scrub(text: str) -> str:
+    """Replace obvious personal data and credentials in ``text`` with placeholders."""
+    for pattern, placeholder in _PATTERNS:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
+def _clean(key: str, value: Any) -> Any:
+    if key in _TEXT_KEYS:
+        size = len(value) if isinstance(value, (str, bytes, list, dict)) else None
+        return f"[redacted {key}{f', {size} chars' if size is not None else ''}]"
+    if key == "subject" and isinstance(value, str):
+        return f"subject#{subject_digest(value)[:12]}"
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: _clean(str(k), v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean("", v) for v in value]
+    return value
+
+
+def redact(
+    _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """structlog processor: redact text-bearing keys and scrub every string value."""
+    for key in list(event_dict):
+        event_dict[key] = _clean(key, event_dict[key])
+    return event_dict
+
+
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+           "error": logging.ERROR}
+
+
+def configure_logging(
+    level: str = "info", fmt: str = "auto", stream: IO[str] | None = None
+) -> None:
+    """Configure structlog for the process.
+
+    Args:
+        level: lowest level written (debug, info, warning, error).
+        fmt: ``json``, ``console`` or ``auto`` (console when the stream is a terminal).
+        stream: where to write; standard error by default (standard output stays clean
+            for ``--format json`` listings).
+    """
+    out = stream if stream is not None else sys.stderr
+    use_json = fmt == "json" or (fmt == "auto" and not (hasattr(out, "isatty") and out.isatty()))
+    renderer: Any = (
+        structlog.processors.JSONRenderer(ensure_ascii=False)
+        if use_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            redact,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(file=out),
+        cache_logger_on_first_use=False,
+    )

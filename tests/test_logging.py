@@ -1,0 +1,95 @@
+"""Logs never carry memory text or obvious personal data."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+import structlog
+
+from auditor.config import load_settings
+from auditor.importer import Importer
+from auditor.logging import configure_logging, scrub
+from auditor.sources import open_source
+from auditor.store.db import Database
+from auditor.testing import make_record, write_jsonl
+
+FACTS = [
+    "Lives at 221B Baker Street and walks the dog at six",
+    "Email is jane.doe@example.com, phone +44 20 7946 0958",
+    "주민등록번호 900101-1234568 로 가입함",
+    "Card 4111 1111 1111 1111 expires 04/29",
+]
+
+
+@pytest.fixture
+def log_stream() -> io.StringIO:
+    stream = io.StringIO()
+    configure_logging("debug", "json", stream=stream)
+    yield stream
+    configure_logging("warning", "auto")
+
+
+def test_import_logs_hold_no_fact_text(log_stream: io.StringIO, tmp_path: Path) -> None:
+    db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 's.db'}"))
+    db.upgrade()
+    rows = [make_record(memory_id=f"m{i}", fact=f) for i, f in enumerate(FACTS)]
+    rows.append("{ not json")
+    rows.append(make_record(memory_id="bad", subject="nobody", fact=FACTS[1]))
+    Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "m.jsonl", rows), db.settings))
+    output = log_stream.getvalue()
+    events = [json.loads(line) for line in output.splitlines()]
+    assert {e["event"] for e in events} >= {"import_started", "import_finished"}
+    for fact in FACTS:
+        for word in fact.split()[:4]:
+            if len(word) > 4 and not word.isdigit():
+                assert word not in output, word
+    for value in ("jane.doe@example.com", "900101-1234568", "4111 1111 1111 1111", "Baker"):
+        assert value not in output
+    db.dispose()
+
+
+def test_redaction_of_text_keys_subjects_and_strings(log_stream: io.StringIO) -> None:
+    log = structlog.get_logger("t")
+    log.info("memory_seen", fact="Lives in Busan", subject="user:kim",
+             note="mail me at kim@example.org or 010-1234-5678",
+             nested={"text": "secret words", "ok": 3})
+    event = json.loads(log_stream.getvalue())
+    assert event["fact"] == "[redacted fact, 14 chars]"
+    assert event["subject"].startswith("subject#") and "kim" not in event["subject"]
+    assert "kim@example.org" not in event["note"] and "010-1234-5678" not in event["note"]
+    assert event["nested"] == {"text": "[redacted text, 12 chars]", "ok": 3}
+
+
+@pytest.mark.parametrize(
+    ("text", "leaked"),
+    [
+        ("key AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE"),
+        ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghij"),
+        ("postgresql://app:hunter2@db:5432/x", "hunter2"),
+        ("password=correcthorse", "correcthorse"),
+        ("IBAN DE89370400440532013000", "DE89370400440532013000"),
+        ("ssn 078-05-1120", "078-05-1120"),
+        ("from 192.168.10.24", "192.168.10.24"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEow"),
+    ],
+)
+def test_scrub(text: str, leaked: str) -> None:
+    assert leaked not in scrub(text)
+
+
+def test_scrub_keeps_ids_and_counts() -> None:
+    assert scrub("imported 1200 records into run 7 for mem_01J8ZK") == (
+        "imported 1200 records into run 7 for mem_01J8ZK"
+    )
+
+
+def test_exceptions_are_scrubbed(log_stream: io.StringIO) -> None:
+    log = structlog.get_logger("t")
+    try:
+        raise ValueError("bad value jane.doe@example.com")
+    except ValueError:
+        log.error("failed", exc_info=True)
+    assert "jane.doe@example.com" not in log_stream.getvalue()
