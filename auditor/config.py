@@ -25,6 +25,10 @@ from auditor.errors import ConfigError
 
 __all__ = ["DEFAULT_DATABASE_URL", "TIERS", "Settings", "load_settings", "tier_rank"]
 
+#: Settings that are secrets: accepted from the environment or a secret file, never from
+#: the TOML file (which tends to be committed or shared).
+SECRET_SETTINGS = frozenset({"audit_hmac_key"})
+
 DEFAULT_DATABASE_URL = "sqlite:///memaudit.db"
 
 #: Trust tiers from highest to lowest.
@@ -144,6 +148,24 @@ class Settings(BaseSettings):
         return self.trust_policy.get(source_type, self.trust_policy["unknown"])
 
 
+def _refuse_secrets_in_file(config_file: str | Path | None) -> None:
+    if not config_file:
+        return
+    import tomllib
+
+    try:
+        with Path(config_file).open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {config_file} is not valid TOML: {exc}") from None
+    found = sorted(SECRET_SETTINGS & set(data))
+    if found:
+        raise ConfigError(
+            f"config file {config_file} sets {', '.join(found)}: secrets are read only from "
+            "the environment (MEMAUDIT_AUDIT_HMAC_KEY) or a secret file (MEMAUDIT_SECRETS_DIR)"
+        )
+
+
 def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Settings:
     """Load settings, turning every validation problem into one :class:`ConfigError`.
 
@@ -164,6 +186,7 @@ def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Se
             os.environ["MEMAUDIT_CONFIG"] = str(path)
         elif previous and not Path(previous).is_file():
             raise ConfigError(f"config file not found: {previous} (from MEMAUDIT_CONFIG)")
+        _refuse_secrets_in_file(config_file or os.environ.get("MEMAUDIT_CONFIG"))
         secrets_dir = os.environ.get("MEMAUDIT_SECRETS_DIR") or None
         if secrets_dir is not None and not Path(secrets_dir).is_dir():
             raise ConfigError(f"MEMAUDIT_SECRETS_DIR is not a folder: {secrets_dir}")

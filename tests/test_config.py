@@ -68,6 +68,16 @@ def test_invalid_values_name_the_setting(kwargs: dict[str, object], field: str) 
         load_settings(**kwargs)
 
 
+def test_secrets_are_refused_in_the_config_file(tmp_path: Path) -> None:
+    cfg = tmp_path / "memaudit.toml"
+    cfg.write_text('audit_hmac_key = "oops"\n')
+    with pytest.raises(ConfigError, match="secrets are read only from the environment"):
+        load_settings(cfg)
+    cfg.write_text("not [valid toml\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(cfg)
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found"):
         load_settings(tmp_path / "nope.toml")
