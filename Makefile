@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.installed-stamp
 help:
 	@echo "make run    - set up (first time), create the SQLite store, load the demo, run the main job"
 	@echo "make test   - set up (first time), run the whole test suite"
+	@echo "make lint   - ruff and mypy (strict)"
 	@echo "make bench  - import throughput benchmark (see benchmarks/)"
 
 $(STAMP): pyproject.toml
@@ -31,6 +32,11 @@ test: $(STAMP)
 test-pg: $(STAMP)
 	MEMAUDIT_TEST_PG_URL=$${MEMAUDIT_TEST_PG_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
 		$(BIN)/python -m pytest -m pg
+
+lint: $(STAMP)
+	$(BIN)/ruff check auditor tests benchmarks
+	$(BIN)/ruff format --check auditor tests benchmarks
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/import_bench.py --records 100000

@@ -152,7 +152,10 @@ def iter_events(session: Session, batch: int = 5000) -> Iterator[AuditEvent]:
     while True:
         rows = (
             session.execute(
-                select(AuditEvent).where(AuditEvent.seq > last).order_by(AuditEvent.seq).limit(batch)
+                select(AuditEvent)
+                .where(AuditEvent.seq > last)
+                .order_by(AuditEvent.seq)
+                .limit(batch)
             )
             .scalars()
             .all()

@@ -82,20 +82,43 @@ pass_ctx = click.make_pass_decorator(Ctx)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memaudit")
-@click.option("--database-url", envvar="MEMAUDIT_DATABASE_URL", metavar="URL",
-              help="Store URL (default sqlite:///memaudit.db; env MEMAUDIT_DATABASE_URL).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
-              help="TOML settings file (env MEMAUDIT_CONFIG).")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-              default=None, help="Lowest log level (default info).")
-@click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default=None,
-              help="Log format: auto = console on a terminal, JSON otherwise.")
+@click.option(
+    "--database-url",
+    envvar="MEMAUDIT_DATABASE_URL",
+    metavar="URL",
+    help="Store URL (default sqlite:///memaudit.db; env MEMAUDIT_DATABASE_URL).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="TOML settings file (env MEMAUDIT_CONFIG).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default=None,
+    help="Lowest log level (default info).",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "console", "json"]),
+    default=None,
+    help="Log format: auto = console on a terminal, JSON otherwise.",
+)
 @click.pass_context
-def cli(ctx: click.Context, database_url: str | None, config_file: str | None,
-        log_level: str | None, log_format: str | None) -> None:
+def cli(
+    ctx: click.Context,
+    database_url: str | None,
+    config_file: str | None,
+    log_level: str | None,
+    log_format: str | None,
+) -> None:
     """memaudit: audit and govern AI agents' long-term memory."""
-    settings = load_settings(config_file, database_url=database_url, log_level=log_level,
-                             log_format=log_format)
+    settings = load_settings(
+        config_file, database_url=database_url, log_level=log_level, log_format=log_format
+    )
     configure_logging(settings.log_level, settings.log_format)
     ctx.obj = Ctx(settings)
 
@@ -104,8 +127,11 @@ def cli(ctx: click.Context, database_url: str | None, config_file: str | None,
 
 
 @cli.command()
-@click.option("--demo", is_flag=True,
-              help="Also load the bundled demo memory store if the store holds no memories.")
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Also load the bundled demo memory store if the store holds no memories.",
+)
 @pass_ctx
 def init(c: Ctx, demo: bool) -> None:
     """Create or migrate the database."""
@@ -131,8 +157,9 @@ def init(c: Ctx, demo: bool) -> None:
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
 @click.option("--top", default=15, show_default=True, help="How many subjects to list.")
 @pass_ctx
 def summary(c: Ctx, fmt: str, top: int) -> None:
@@ -145,9 +172,14 @@ def summary(c: Ctx, fmt: str, top: int) -> None:
         f"[bold]{data['memories']}[/] memories about [bold]{data['subjects']}[/] subjects, "
         f"{data['audit_events']} audit events"
     )
-    for title, key in (("status", "by_status"), ("trust tier", "by_trust_tier"),
-                       ("category", "by_category"), ("kind", "by_kind"),
-                       ("namespace", "by_namespace"), ("subject (top)", "top_subjects")):
+    for title, key in (
+        ("status", "by_status"),
+        ("trust tier", "by_trust_tier"),
+        ("category", "by_category"),
+        ("kind", "by_kind"),
+        ("namespace", "by_namespace"),
+        ("subject (top)", "top_subjects"),
+    ):
         table = Table(title=f"by {title}", title_justify="left", show_edge=False)
         table.add_column(title)
         table.add_column("memories", justify="right")
@@ -161,33 +193,59 @@ def summary(c: Ctx, fmt: str, top: int) -> None:
 
 @cli.command("import")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
-              help="Source format (default: guessed from the name).")
-@click.option("--subject", default=None, help="Subject for formats that do not name one "
-              "(kv, state, memoryfield), e.g. user:42.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(FORMATS)),
+    default=None,
+    help="Source format (default: guessed from the name).",
+)
+@click.option(
+    "--subject",
+    default=None,
+    help="Subject for formats that do not name one (kv, state, memoryfield), e.g. user:42.",
+)
 @click.option("--namespace", default=None, help="Namespace to record (default per format).")
-@click.option("--by", "actor", default="import", show_default=True,
-              help="Actor recorded in the audit log.")
+@click.option(
+    "--by", "actor", default="import", show_default=True, help="Actor recorded in the audit log."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: on when standard error is a terminal).")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar (default: on when standard error is a terminal).",
+)
 @pass_ctx
-def import_(c: Ctx, path: Path, fmt: str | None, subject: str | None, namespace: str | None,
-            actor: str, as_json: bool, progress: bool | None) -> None:
+def import_(
+    c: Ctx,
+    path: Path,
+    fmt: str | None,
+    subject: str | None,
+    namespace: str | None,
+    actor: str,
+    as_json: bool,
+    progress: bool | None,
+) -> None:
     """Import a memory store (jsonl | memoryfield | kv | state).
 
     Bad records are reported with their line or entry and skipped; the good ones are kept
     and nothing already stored is lost. Exits 2 when records were skipped.
     """
     db = c.db()
-    source = open_source(fmt or detect_format(path), path, c.settings, subject=subject,
-                         namespace=namespace)
+    source = open_source(
+        fmt or detect_format(path), path, c.settings, subject=subject, namespace=namespace
+    )
     show = sys.stderr.isatty() if progress is None else progress
     importer = Importer(db, actor=actor)
     if show:
         with Progress(
-            TextColumn("[bold]importing[/]"), BarColumn(), DownloadColumn(),
-            TransferSpeedColumn(), TimeRemainingColumn(), console=err_console, transient=True,
+            TextColumn("[bold]importing[/]"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=True,
         ) as bar:
             task = bar.add_task("import", total=source.total)
             report = importer.run(source, progress=lambda n: bar.advance(task, n))
@@ -241,8 +299,13 @@ def _flat(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def emit_rows(rows: Iterable[dict[str, Any]], fmt: str, columns: list[str],
-              total: int | None = None, limit: int | None = None) -> None:
+def emit_rows(
+    rows: Iterable[dict[str, Any]],
+    fmt: str,
+    columns: list[str],
+    total: int | None = None,
+    limit: int | None = None,
+) -> None:
     """Print rows as a table, a JSON array (streamed, complete) or CSV."""
     if fmt == "json":
         out = sys.stdout
@@ -290,21 +353,43 @@ _MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "
 
 @memories.command("list")
 @click.option("--subject", default=None, help="Only this subject.")
-@click.option("--status", default="active", show_default=True,
-              type=click.Choice([*STATUSES, "all"]), help="Only this status, or all.")
+@click.option(
+    "--status",
+    default="active",
+    show_default=True,
+    type=click.Choice([*STATUSES, "all"]),
+    help="Only this status, or all.",
+)
 @click.option("--namespace", default=None, help="Only this namespace.")
 @click.option("--category", default=None, help="Only this category.")
-@click.option("--limit", type=click.IntRange(min=0), default=None,
-              help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
 @pass_ctx
-def memories_list(c: Ctx, subject: str | None, status: str, namespace: str | None,
-                  category: str | None, limit: int | None, fmt: str) -> None:
+def memories_list(
+    c: Ctx,
+    subject: str | None,
+    status: str,
+    namespace: str | None,
+    category: str | None,
+    limit: int | None,
+    fmt: str,
+) -> None:
     """List memories."""
     db = c.db()
-    flt = MemoryFilter(subject=subject, status=_status_option(status), namespace=namespace,
-                       category=category)
+    flt = MemoryFilter(
+        subject=subject, status=_status_option(status), namespace=namespace, category=category
+    )
     if fmt == "table" and limit is None:
         limit = TABLE_DEFAULT_LIMIT
     total = count_memories(db, flt) if fmt == "table" else None
@@ -314,8 +399,9 @@ def memories_list(c: Ctx, subject: str | None, status: str, namespace: str | Non
 
 @memories.command("show")
 @click.argument("memory_id")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 @pass_ctx
 def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
     """Show one memory, its provenance and its supersede chain."""
@@ -325,9 +411,22 @@ def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
         return
     m = detail["memory"]
     out_console.print(f"[bold]{m['memory_id']}[/]  {m['status']}  ({m['trust_tier']} tier)")
-    for key in ("subject", "namespace", "kind", "category", "confidence", "created_at",
-                "updated_at", "expires_at", "deleted_at", "access_count", "last_accessed_at",
-                "embedding_ref", "content_hash", "version"):
+    for key in (
+        "subject",
+        "namespace",
+        "kind",
+        "category",
+        "confidence",
+        "created_at",
+        "updated_at",
+        "expires_at",
+        "deleted_at",
+        "access_count",
+        "last_accessed_at",
+        "embedding_ref",
+        "content_hash",
+        "version",
+    ):
         out_console.print(f"  {key:<17} {m[key]}", markup=False)
     out_console.print("  fact:", markup=False)
     for line in m["fact"].splitlines() or [""]:
@@ -337,65 +436,90 @@ def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
     src = prov["source"]
     out_console.print(
         f"  source.type {src['type']}  session {src['session_id']}  turn {src['turn']}  "
-        f"uri {src['uri']}", markup=False,
+        f"uri {src['uri']}",
+        markup=False,
     )
-    out_console.print(f"  origin {prov['origin']}  external id {prov['external_id']}",
-                      markup=False)
+    out_console.print(f"  origin {prov['origin']}  external id {prov['external_id']}", markup=False)
     if prov["import_run"]:
         run = prov["import_run"]
         out_console.print(
             f"  imported by run {run['id']} ({run['format']}) from {run['location']}"
-            + (f", sha256 {run['sha256']}" if run["sha256"] else ""), markup=False,
+            + (f", sha256 {run['sha256']}" if run["sha256"] else ""),
+            markup=False,
         )
     chain = detail["chain"]
     out_console.print("[bold]supersede chain[/] (newest first)")
     for n in reversed(chain["newer"]):
-        out_console.print(f"  {n['memory_id']}  {n['status']}  ({n['trust_tier']})  "
-                          f"supersedes {n['supersedes']}", markup=False)
+        out_console.print(
+            f"  {n['memory_id']}  {n['status']}  ({n['trust_tier']})  supersedes {n['supersedes']}",
+            markup=False,
+        )
     out_console.print(f"> {m['memory_id']}  {m['status']}  ({m['trust_tier']})", markup=False)
     for o in chain["older"]:
-        out_console.print(f"  {o['memory_id']}  {o['status']}  ({o['trust_tier']})",
-                          markup=False)
+        out_console.print(f"  {o['memory_id']}  {o['status']}  ({o['trust_tier']})", markup=False)
     if chain["dangling_link"]:
-        out_console.print(f"  ! dangling link to {chain['dangling_link']} (no such memory)",
-                          markup=False)
+        out_console.print(
+            f"  ! dangling link to {chain['dangling_link']} (no such memory)", markup=False
+        )
     if chain["cycle"]:
         out_console.print("  ! the chain has a cycle", markup=False)
     if detail["findings"]:
         out_console.print("[bold]findings[/]")
         for f in detail["findings"]:
-            out_console.print(f"  {f['finding_id']} {f['rule_id']} {f['severity']} {f['status']}",
-                              markup=False)
+            out_console.print(
+                f"  {f['finding_id']} {f['rule_id']} {f['severity']} {f['status']}", markup=False
+            )
 
 
 def _record_options(fn: Any) -> Any:
     options = [
-        click.option("--id", "memory_id", default=None,
-                     help="Memory id (default: a new mem_<ULID>)."),
+        click.option(
+            "--id", "memory_id", default=None, help="Memory id (default: a new mem_<ULID>)."
+        ),
         click.option("--subject", default=None, help="Subject, e.g. user:42."),
         click.option("--fact", default=None, help="The fact text."),
         click.option("--category", default="note", show_default=True),
         click.option("--kind", type=click.Choice(KINDS), default="semantic", show_default=True),
         click.option("--namespace", default="default", show_default=True),
         click.option("--confidence", type=click.FloatRange(0, 1), default=None),
-        click.option("--source-type", type=click.Choice(SOURCE_TYPES),
-                     default="explicit_statement", show_default=True,
-                     help="Provenance; decides the trust tier."),
+        click.option(
+            "--source-type",
+            type=click.Choice(SOURCE_TYPES),
+            default="explicit_statement",
+            show_default=True,
+            help="Provenance; decides the trust tier.",
+        ),
         click.option("--session-id", default=None),
         click.option("--uri", default=None),
         click.option("--expires-at", default=None, help="ISO 8601 time it stops holding."),
-        click.option("--record", "record_file", type=click.File("r", encoding="utf-8"),
-                     default=None, help="Read the record as JSON from FILE (- for stdin)."),
+        click.option(
+            "--record",
+            "record_file",
+            type=click.File("r", encoding="utf-8"),
+            default=None,
+            help="Read the record as JSON from FILE (- for stdin).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
 
 
-def _build_record(memory_id: str | None, subject: str | None, fact: str | None, category: str,
-                  kind: str, namespace: str, confidence: float | None, source_type: str,
-                  session_id: str | None, uri: str | None, expires_at: str | None,
-                  record_file: Any, default_subject: str | None = None) -> dict[str, Any]:
+def _build_record(
+    memory_id: str | None,
+    subject: str | None,
+    fact: str | None,
+    category: str,
+    kind: str,
+    namespace: str,
+    confidence: float | None,
+    source_type: str,
+    session_id: str | None,
+    uri: str | None,
+    expires_at: str | None,
+    record_file: Any,
+    default_subject: str | None = None,
+) -> dict[str, Any]:
     from ulid import ULID
 
     if record_file is not None:
@@ -435,7 +559,7 @@ def _print_memory(m: Any, verb: str) -> None:
 @_record_options
 @click.option("--by", "actor", required=True, help="Who adds it (audit log).")
 @pass_ctx
-def memories_add(c: Ctx, actor: str, **fields: Any) -> None:
+def memories_add(c: Ctx, /, actor: str, **fields: Any) -> None:
     """Add a new active memory through the lifecycle (invariants enforced)."""
     record = _build_record(**fields)
     _print_memory(Lifecycle(c.db()).add(record, actor=actor), "added")
@@ -444,16 +568,35 @@ def memories_add(c: Ctx, actor: str, **fields: Any) -> None:
 @memories.command("supersede")
 @click.argument("old_id")
 @_record_options
-@click.option("--with", "with_id", default=None,
-              help="Link an existing active memory as the successor instead of a new record.")
-@click.option("--approved-by", default=None,
-              help="Reviewer approving a lower trust tier superseding a higher one.")
-@click.option("--expected-version", type=int, default=None,
-              help="Fail if OLD_ID changed since this version was read.")
+@click.option(
+    "--with",
+    "with_id",
+    default=None,
+    help="Link an existing active memory as the successor instead of a new record.",
+)
+@click.option(
+    "--approved-by",
+    default=None,
+    help="Reviewer approving a lower trust tier superseding a higher one.",
+)
+@click.option(
+    "--expected-version",
+    type=int,
+    default=None,
+    help="Fail if OLD_ID changed since this version was read.",
+)
 @click.option("--by", "actor", required=True, help="Who does it (audit log).")
 @pass_ctx
-def memories_supersede(c: Ctx, old_id: str, with_id: str | None, approved_by: str | None,
-                       expected_version: int | None, actor: str, **fields: Any) -> None:
+def memories_supersede(
+    c: Ctx,
+    /,
+    old_id: str,
+    with_id: str | None,
+    approved_by: str | None,
+    expected_version: int | None,
+    actor: str,
+    **fields: Any,
+) -> None:
     """Replace OLD_ID with a new memory (or an existing one, --with)."""
     lc = Lifecycle(c.db())
     if with_id is not None:
@@ -464,8 +607,9 @@ def memories_supersede(c: Ctx, old_id: str, with_id: str | None, approved_by: st
         except NotFoundError:
             raise DanglingLinkError(f"cannot supersede {old_id!r}: no such memory") from None
         new = _build_record(**fields, default_subject=subject)
-    head = lc.supersede(old_id, new, actor=actor, approved_by=approved_by,
-                        expected_version=expected_version)
+    head = lc.supersede(
+        old_id, new, actor=actor, approved_by=approved_by, expected_version=expected_version
+    )
     click.echo(f"{old_id} superseded by {head.memory_id} ({head.trust_tier} tier)")
 
 
@@ -473,12 +617,19 @@ def _transition_command(name: str, verb: str, doc: str) -> None:
     @memories.command(name, help=doc)
     @click.argument("memory_id")
     @click.option("--by", "actor", required=True, help="Who does it (audit log).")
-    @click.option("--reason", default=None, help="Why (recorded in the audit log; no personal data).")
-    @click.option("--expected-version", type=int, default=None,
-                  help="Fail if the memory changed since this version was read.")
+    @click.option(
+        "--reason", default=None, help="Why (recorded in the audit log; no personal data)."
+    )
+    @click.option(
+        "--expected-version",
+        type=int,
+        default=None,
+        help="Fail if the memory changed since this version was read.",
+    )
     @pass_ctx
-    def command(c: Ctx, memory_id: str, actor: str, reason: str | None,
-                expected_version: int | None) -> None:
+    def command(
+        c: Ctx, memory_id: str, actor: str, reason: str | None, expected_version: int | None
+    ) -> None:
         lc = Lifecycle(c.db())
         m = getattr(lc, name.replace("delete", "soft_delete"))(
             memory_id, actor=actor, reason=reason, expected_version=expected_version
@@ -499,8 +650,13 @@ _transition_command("restore", "restored", "Undo a soft delete, quarantine or ex
 
 @cli.command()
 @click.argument("subject")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to FILE instead of standard output.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
 @pass_ctx
 def export(c: Ctx, subject: str, output: Path | None) -> None:
     """Everything about SUBJECT as JSON (the right of access)."""
@@ -540,8 +696,13 @@ def audit_log_verify(c: Ctx) -> None:
 
 @audit_log_group.command("list")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+)
 @pass_ctx
 def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
     """The newest audit events."""
@@ -550,15 +711,22 @@ def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
     from auditor.store.models import AuditEvent
 
     with c.db().session() as session:
-        events = list(session.scalars(
-            select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(limit)
-        ))
+        events = list(
+            session.scalars(select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(limit))
+        )
 
     def rows() -> Iterator[dict[str, Any]]:
         for e in events:
-            yield {"seq": e.seq, "ts": e.ts.isoformat(), "actor": e.actor, "action": e.action,
-                   "target_type": e.target_type, "target_ids": e.target_ids,
-                   "details": e.details, "hash": e.hash}
+            yield {
+                "seq": e.seq,
+                "ts": e.ts.isoformat(),
+                "actor": e.actor,
+                "action": e.action,
+                "target_type": e.target_type,
+                "target_ids": e.target_ids,
+                "details": e.details,
+                "hash": e.hash,
+            }
 
     emit_rows(rows(), fmt, ["seq", "ts", "actor", "action", "target_ids"])
 
@@ -585,10 +753,14 @@ def main(argv: list[str] | None = None) -> NoReturn:
         err_console.print("interrupted")
         sys.exit(ExitCode.INTERNAL)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, mapped to exit 3
-        structlog.get_logger(__name__).debug("internal_error", error_type=type(exc).__name__,
-                                             exc_info=True)
-        err_console.print(f"internal error: {type(exc).__name__}: {scrub(str(exc))[:500]} "
-                          "(--log-level debug shows the traceback)",
-                          markup=False, highlight=False)
+        structlog.get_logger(__name__).debug(
+            "internal_error", error_type=type(exc).__name__, exc_info=True
+        )
+        err_console.print(
+            f"internal error: {type(exc).__name__}: {scrub(str(exc))[:500]} "
+            "(--log-level debug shows the traceback)",
+            markup=False,
+            highlight=False,
+        )
         sys.exit(ExitCode.INTERNAL)
     sys.exit(ExitCode.OK)

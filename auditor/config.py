@@ -42,7 +42,9 @@ def tier_rank(tier: str) -> int:
     try:
         return len(TIERS) - 1 - TIERS.index(tier)
     except ValueError:
-        raise ConfigError(f"unknown trust tier {tier!r}; expected one of {', '.join(TIERS)}") from None
+        raise ConfigError(
+            f"unknown trust tier {tier!r}; expected one of {', '.join(TIERS)}"
+        ) from None
 
 
 def _default_trust_policy() -> dict[str, Tier]:
@@ -190,7 +192,8 @@ def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Se
         secrets_dir = os.environ.get("MEMAUDIT_SECRETS_DIR") or None
         if secrets_dir is not None and not Path(secrets_dir).is_dir():
             raise ConfigError(f"MEMAUDIT_SECRETS_DIR is not a folder: {secrets_dir}")
-        return Settings(_secrets_dir=secrets_dir, **clean)
+        kwargs: dict[str, Any] = {"_secrets_dir": secrets_dir, **clean}
+        return Settings(**kwargs)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"

@@ -28,10 +28,10 @@ from auditor import audit_log
 from auditor.errors import RecordError
 from auditor.lifecycle import audit_key
 from auditor.records import MemoryRecord, parse_record
+from auditor.sources.base import Source
 from auditor.store.db import Database
 from auditor.store.models import Consent, ImportRun, Memory, Tombstone
 from auditor.store.types import utcnow
-from auditor.sources.base import Source
 
 __all__ = ["ImportReport", "Importer"]
 
@@ -43,10 +43,27 @@ _AUDIT_IDS_PER_EVENT = 1000
 #: never-analysed table makes the batch look-ups (``memory_id IN (...)``) sequential scans.
 _ANALYZE_EVERY = 20_000
 _COMPARED = (
-    "subject", "namespace", "kind", "category", "fact", "confidence", "source_type",
-    "source_session_id", "source_turn", "source_uri", "trust_tier", "status", "supersedes",
-    "created_at", "updated_at", "expires_at", "deleted_at", "access_count",
-    "last_accessed_at", "embedding_ref", "extra",
+    "subject",
+    "namespace",
+    "kind",
+    "category",
+    "fact",
+    "confidence",
+    "source_type",
+    "source_session_id",
+    "source_turn",
+    "source_uri",
+    "trust_tier",
+    "status",
+    "supersedes",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "deleted_at",
+    "access_count",
+    "last_accessed_at",
+    "embedding_ref",
+    "extra",
 )
 
 Progress = Callable[[int], None]
@@ -147,9 +164,7 @@ class Importer:
         """
         started = time.perf_counter()
         with self.db.write() as session:
-            run = ImportRun(
-                source_format=source.format, location=source.location, actor=self.actor
-            )
+            run = ImportRun(source_format=source.format, location=source.location, actor=self.actor)
             session.add(run)
             session.flush()
             run_id = run.id
@@ -262,7 +277,9 @@ class Importer:
                     row["version"] = 1
                     inserts.append(row)
                 elif old.import_run_id == run_id:
-                    errors.append(f"{p.location}: duplicate memory_id, given earlier in this import")
+                    errors.append(
+                        f"{p.location}: duplicate memory_id, given earlier in this import"
+                    )
                 elif old.record_hash == row["record_hash"]:
                     counts["unchanged"] += 1
                 else:
@@ -272,8 +289,12 @@ class Importer:
                 counts["inserted"] = len(inserts)
                 for chunk in _chunks([r["memory_id"] for r in inserts], _AUDIT_IDS_PER_EVENT):
                     audit_log.append(
-                        session, actor=self.actor, action="memory.imported", target_type="memory",
-                        target_ids=chunk, details={"import_run": run_id, "count": len(chunk)},
+                        session,
+                        actor=self.actor,
+                        action="memory.imported",
+                        target_type="memory",
+                        target_ids=chunk,
+                        details={"import_run": run_id, "count": len(chunk)},
                         key=self._key,
                     )
             if updates:
@@ -314,8 +335,13 @@ class Importer:
                 details["kept_reviewed_status"] = memory.status
             session.flush()
             audit_log.append(
-                session, actor=self.actor, action="memory.updated", target_type="memory",
-                target_ids=[memory.memory_id], details=details, key=self._key,
+                session,
+                actor=self.actor,
+                action="memory.updated",
+                target_type="memory",
+                target_ids=[memory.memory_id],
+                details=details,
+                key=self._key,
             )
         return len(updates)
 
@@ -405,8 +431,12 @@ class Importer:
             ):
                 for chunk in _chunks(sorted(ids), _AUDIT_IDS_PER_EVENT):
                     audit_log.append(
-                        session, actor=self.actor, action=action, target_type="memory",
-                        target_ids=chunk, details={"import_run": run_id, "count": len(chunk)},
+                        session,
+                        actor=self.actor,
+                        action=action,
+                        target_type="memory",
+                        target_ids=chunk,
+                        details={"import_run": run_id, "count": len(chunk)},
                         key=self._key,
                     )
         report.derived_superseded = len(to_superseded)
@@ -417,8 +447,14 @@ class Importer:
         counts = {
             k: summary[k]
             for k in (
-                "read", "inserted", "updated", "unchanged", "skipped",
-                "derived_superseded", "derived_active", "consents_added",
+                "read",
+                "inserted",
+                "updated",
+                "unchanged",
+                "skipped",
+                "derived_superseded",
+                "derived_active",
+                "consents_added",
             )
         }
         finished: datetime = utcnow()
@@ -431,9 +467,16 @@ class Importer:
                 run.counts = counts
                 run.errors = {"first": report.errors[:100], "total": report.skipped}
             audit_log.append(
-                session, actor=self.actor, action="import.finished", target_type="import",
+                session,
+                actor=self.actor,
+                action="import.finished",
+                target_type="import",
                 target_ids=[str(run_id)],
-                details={"format": report.source_format, "status": status,
-                         "sha256": report.sha256, **counts},
+                details={
+                    "format": report.source_format,
+                    "status": status,
+                    "sha256": report.sha256,
+                    **counts,
+                },
                 key=self._key,
             )

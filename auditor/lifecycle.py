@@ -308,7 +308,8 @@ def supersede(
     inverted = tier_rank(new_tier) < tier_rank(old.trust_tier)
     if inverted and not (approved_by and approved_by.strip()):
         raise TrustTierError(
-            f"{_article(new_tier)} {new_tier}-tier memory cannot supersede {old_id} ({old.trust_tier} tier) "
+            f"{_article(new_tier)} {new_tier}-tier memory cannot supersede {old_id} "
+            f"({old.trust_tier} tier) "
             "without a reviewer's approval (--approved-by)"
         )
     if successor is None:
@@ -377,7 +378,12 @@ def soft_delete(
 ) -> Memory:
     """Soft-delete: invisible to retrieval, kept until retention or erasure purges it."""
     return _transition(
-        session, settings, memory_id, DELETED, actor=actor, reason=reason,
+        session,
+        settings,
+        memory_id,
+        DELETED,
+        actor=actor,
+        reason=reason,
         expected_version=expected_version,
     )
 
@@ -393,7 +399,12 @@ def quarantine(
 ) -> Memory:
     """Quarantine: held out of retrieval until a reviewer restores or deletes it."""
     return _transition(
-        session, settings, memory_id, QUARANTINED, actor=actor, reason=reason,
+        session,
+        settings,
+        memory_id,
+        QUARANTINED,
+        actor=actor,
+        reason=reason,
         expected_version=expected_version,
     )
 
@@ -409,7 +420,12 @@ def expire(
 ) -> Memory:
     """Expire an active memory (its ``expires_at`` passed, or a TTL policy says so)."""
     return _transition(
-        session, settings, memory_id, EXPIRED, actor=actor, reason=reason,
+        session,
+        settings,
+        memory_id,
+        EXPIRED,
+        actor=actor,
+        reason=reason,
         expected_version=expected_version,
     )
 
@@ -543,41 +559,86 @@ class Lifecycle:
         except StaleDataError:
             raise ConcurrencyError("a memory was changed by another writer; retry") from None
 
-    def add(self, record: MemoryRecord | Mapping[str, Any], *, actor: str,
-            approved_by: str | None = None) -> Memory:
+    def add(
+        self,
+        record: MemoryRecord | Mapping[str, Any],
+        *,
+        actor: str,
+        approved_by: str | None = None,
+    ) -> Memory:
         """See :func:`add`."""
         return self._run(add, record, actor=actor, approved_by=approved_by)
 
-    def supersede(self, old_id: str, new: MemoryRecord | Mapping[str, Any] | str, *,
-                  actor: str, approved_by: str | None = None,
-                  expected_version: int | None = None) -> Memory:
+    def supersede(
+        self,
+        old_id: str,
+        new: MemoryRecord | Mapping[str, Any] | str,
+        *,
+        actor: str,
+        approved_by: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
         """See :func:`supersede`."""
-        return self._run(supersede, old_id, new, actor=actor, approved_by=approved_by,
-                         expected_version=expected_version)
+        return self._run(
+            supersede,
+            old_id,
+            new,
+            actor=actor,
+            approved_by=approved_by,
+            expected_version=expected_version,
+        )
 
-    def soft_delete(self, memory_id: str, *, actor: str, reason: str | None = None,
-                    expected_version: int | None = None) -> Memory:
+    def soft_delete(
+        self,
+        memory_id: str,
+        *,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
         """See :func:`soft_delete`."""
-        return self._run(soft_delete, memory_id, actor=actor, reason=reason,
-                         expected_version=expected_version)
+        return self._run(
+            soft_delete, memory_id, actor=actor, reason=reason, expected_version=expected_version
+        )
 
-    def quarantine(self, memory_id: str, *, actor: str, reason: str | None = None,
-                   expected_version: int | None = None) -> Memory:
+    def quarantine(
+        self,
+        memory_id: str,
+        *,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
         """See :func:`quarantine`."""
-        return self._run(quarantine, memory_id, actor=actor, reason=reason,
-                         expected_version=expected_version)
+        return self._run(
+            quarantine, memory_id, actor=actor, reason=reason, expected_version=expected_version
+        )
 
-    def expire(self, memory_id: str, *, actor: str, reason: str | None = None,
-               expected_version: int | None = None) -> Memory:
+    def expire(
+        self,
+        memory_id: str,
+        *,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
         """See :func:`expire`."""
-        return self._run(expire, memory_id, actor=actor, reason=reason,
-                         expected_version=expected_version)
+        return self._run(
+            expire, memory_id, actor=actor, reason=reason, expected_version=expected_version
+        )
 
-    def restore(self, memory_id: str, *, actor: str, reason: str | None = None,
-                expected_version: int | None = None) -> Memory:
+    def restore(
+        self,
+        memory_id: str,
+        *,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
         """See :func:`restore`."""
-        return self._run(restore, memory_id, actor=actor, reason=reason,
-                         expected_version=expected_version)
+        return self._run(
+            restore, memory_id, actor=actor, reason=reason, expected_version=expected_version
+        )
 
     def record_access(self, memory_id: str) -> int:
         """See :func:`record_access`."""

@@ -26,20 +26,31 @@ _TEXT_KEYS = frozenset(
     {"fact", "text", "content", "value", "values", "snippet", "raw", "record", "body", "page"}
 )
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
-     "[PRIVATE_KEY]"),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
+        ),
+        "[PRIVATE_KEY]",
+    ),
     (re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+"), "[EMAIL]"),
     (re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^@\s/]+@"), "[URL_WITH_CREDENTIALS]@"),
     (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), "[AWS_KEY]"),
-    (re.compile(r"\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})\b"),
-     "[TOKEN]"),
+    (
+        re.compile(
+            r"\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})\b"
+        ),
+        "[TOKEN]",
+    ),
     (re.compile(r"\b[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}\b"), "[IBAN]"),
     (re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]"),
     (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]"),
     (re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]"),
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]"),
     (re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,}\d\b"), "[PHONE]"),
-    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*\S+"), r"\1=[REDACTED]"),
+    (
+        re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*\S+"),
+        r"\1=[REDACTED]",
+    ),
     (re.compile(r"\b[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
 )
 
@@ -75,8 +86,12 @@ def redact(
     return event_dict
 
 
-_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-           "error": logging.ERROR}
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
 
 
 def configure_logging(
@@ -90,7 +105,7 @@ def configure_logging(
         stream: where to write; standard error by default (standard output stays clean
             for ``--format json`` listings).
     """
-    out = stream if stream is not None else sys.stderr
+    out: Any = stream if stream is not None else sys.stderr
     use_json = fmt == "json" or (fmt == "auto" and not (hasattr(out, "isatty") and out.isatty()))
     renderer: Any = (
         structlog.processors.JSONRenderer(ensure_ascii=False)

@@ -147,9 +147,7 @@ class MemoryRecord(BaseModel):
             raise ValueError("is not valid Unicode (lone surrogate)") from None
         return value
 
-    @field_validator(
-        "created_at", "updated_at", "expires_at", "deleted_at", "last_accessed_at"
-    )
+    @field_validator("created_at", "updated_at", "expires_at", "deleted_at", "last_accessed_at")
     @classmethod
     def _utc(cls, value: datetime | None) -> datetime | None:
         return _aware(value)

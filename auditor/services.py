@@ -18,7 +18,6 @@ from auditor.errors import InputError
 from auditor.lifecycle import chain_of
 from auditor.records import STATUSES
 from auditor.store.db import Database
-from auditor.store.types import utcnow
 from auditor.store.models import (
     AuditEvent,
     Consent,
@@ -27,6 +26,7 @@ from auditor.store.models import (
     ImportRun,
     Memory,
 )
+from auditor.store.types import utcnow
 
 __all__ = [
     "MEMORY_FIELDS",
@@ -41,10 +41,29 @@ __all__ = [
 
 #: Canonical field order of a memory in JSON and CSV output.
 MEMORY_FIELDS: tuple[str, ...] = (
-    "memory_id", "subject", "namespace", "kind", "category", "fact", "confidence", "source",
-    "trust_tier", "status", "supersedes", "created_at", "updated_at", "expires_at",
-    "deleted_at", "access_count", "last_accessed_at", "embedding_ref", "content_hash",
-    "version", "origin", "external_id", "extra",
+    "memory_id",
+    "subject",
+    "namespace",
+    "kind",
+    "category",
+    "fact",
+    "confidence",
+    "source",
+    "trust_tier",
+    "status",
+    "supersedes",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "deleted_at",
+    "access_count",
+    "last_accessed_at",
+    "embedding_ref",
+    "content_hash",
+    "version",
+    "origin",
+    "external_id",
+    "extra",
 )
 
 
@@ -197,13 +216,22 @@ def memory_detail(db: Database, memory_id: str) -> dict[str, Any]:
             },
             "chain": {
                 "older": [
-                    {"memory_id": m.memory_id, "status": m.status, "trust_tier": m.trust_tier,
-                     "created_at": _iso(m.created_at)}
+                    {
+                        "memory_id": m.memory_id,
+                        "status": m.status,
+                        "trust_tier": m.trust_tier,
+                        "created_at": _iso(m.created_at),
+                    }
                     for m in chain.older
                 ],
                 "newer": [
-                    {"memory_id": m.memory_id, "status": m.status, "trust_tier": m.trust_tier,
-                     "created_at": _iso(m.created_at), "supersedes": m.supersedes}
+                    {
+                        "memory_id": m.memory_id,
+                        "status": m.status,
+                        "trust_tier": m.trust_tier,
+                        "created_at": _iso(m.created_at),
+                        "supersedes": m.supersedes,
+                    }
                     for m in chain.newer
                 ],
                 "dangling_link": chain.dangling,
@@ -288,7 +316,5 @@ def store_summary(db: Database, top_subjects: int = 15) -> dict[str, Any]:
             "by_kind": grouped(Memory.kind),
             "by_namespace": grouped(Memory.namespace),
             "top_subjects": {str(s): int(n) for s, n in subjects},
-            "audit_events": int(
-                session.scalar(select(func.count()).select_from(AuditEvent)) or 0
-            ),
+            "audit_events": int(session.scalar(select(func.count()).select_from(AuditEvent)) or 0),
         }

@@ -30,11 +30,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
-EN = ["prefers {x} for package management", "lives in {x}", "works on project {x}",
-      "wants answers in {x}", "had a meeting about {x} on Tuesday", "uses {x} for exports"]
+EN = [
+    "prefers {x} for package management",
+    "lives in {x}",
+    "works on project {x}",
+    "wants answers in {x}",
+    "had a meeting about {x} on Tuesday",
+    "uses {x} for exports",
+]
 KO = ["{x}을(를) 선호함", "{x}에 거주함", "{x} 프로젝트를 진행 중", "답변은 {x}(으)로 원함"]
-WORDS = ["pnpm", "npm", "Seoul", "Busan", "JSON", "CSV", "Korean", "English", "lighthouse",
-         "signalbox", "서울", "부산", "한국어", "영어"]
+WORDS = [
+    "pnpm",
+    "npm",
+    "Seoul",
+    "Busan",
+    "JSON",
+    "CSV",
+    "Korean",
+    "English",
+    "lighthouse",
+    "signalbox",
+    "서울",
+    "부산",
+    "한국어",
+    "영어",
+]
 
 CHILD = """
 import json, resource, sys, time
@@ -73,9 +93,12 @@ def write_corpus(path: Path, n: int, seed: int = 7) -> None:
                 "category": rng.choice(["preference", "identity", "project", "constraint"]),
                 "fact": "User " + template.format(x=rng.choice(WORDS)) + f" (note {i})",
                 "confidence": round(rng.random(), 2),
-                "source": {"type": rng.choice(["explicit_statement", "inferred",
-                                               "external_content"]),
-                           "session_id": f"s{i // 10}", "turn": i % 10, "uri": None},
+                "source": {
+                    "type": rng.choice(["explicit_statement", "inferred", "external_content"]),
+                    "session_id": f"s{i // 10}",
+                    "turn": i % 10,
+                    "uri": None,
+                },
                 "created_at": "2026-01-03T08:00:00Z",
                 "updated_at": "2026-01-03T08:00:00Z",
                 "supersedes": f"bench_{i - 1:08d}" if i % 20 == 19 else None,
@@ -85,8 +108,13 @@ def write_corpus(path: Path, n: int, seed: int = 7) -> None:
 
 
 def run_child(url: str, path: Path) -> dict[str, object]:
-    proc = subprocess.run([sys.executable, "-c", CHILD, url, str(path)], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, url, str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{proc.stderr}")
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -104,8 +132,10 @@ def main() -> None:
         t0 = time.perf_counter()
         write_corpus(corpus, args.records)
         size_mib = corpus.stat().st_size / 2**20
-        print(f"corpus: {args.records:,} records, {size_mib:,.1f} MiB "
-              f"(written in {time.perf_counter() - t0:.1f}s)")
+        print(
+            f"corpus: {args.records:,} records, {size_mib:,.1f} MiB "
+            f"(written in {time.perf_counter() - t0:.1f}s)"
+        )
         print(f"{'database':<12} {'run':<13} {'seconds':>9} {'records/s':>11} {'peak RSS':>10}")
         for name in dbs:
             if name == "sqlite":
@@ -117,10 +147,14 @@ def main() -> None:
                 raise SystemExit(f"unknown database {name!r}")
             for run in result["runs"]:  # type: ignore[union-attr]
                 rate = run["read"] / run["seconds"]
-                print(f"{name:<12} {run['label']:<13} {run['seconds']:>9.1f} {rate:>11,.0f} "
-                      f"{result['peak_rss_mib']:>8.0f} MiB")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; "
-          f"peak RSS is the whole child process (interpreter and libraries included)")
+                print(
+                    f"{name:<12} {run['label']:<13} {run['seconds']:>9.1f} {rate:>11,.0f} "
+                    f"{result['peak_rss_mib']:>8.0f} MiB"
+                )
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores; "
+        f"peak RSS is the whole child process (interpreter and libraries included)"
+    )
 
 
 def _run_pg(corpus: Path) -> dict[str, object]:

@@ -62,8 +62,17 @@ def test_reordered_events_are_detected(filled: Database) -> None:
     with filled.write() as s:
         e2, e3 = (s.get(AuditEvent, 2), s.get(AuditEvent, 3))
         assert e2 is not None and e3 is not None
-        fields = ("event_id", "ts", "actor", "action", "target_type", "target_ids", "details",
-                  "prev_hash", "hash")
+        fields = (
+            "event_id",
+            "ts",
+            "actor",
+            "action",
+            "target_type",
+            "target_ids",
+            "details",
+            "prev_hash",
+            "hash",
+        )
         v2 = {f: getattr(e2, f) for f in fields}
         v3 = {f: getattr(e3, f) for f in fields}
         s.execute(update(AuditEvent).where(AuditEvent.seq == 2).values(event_id="tmp"))
@@ -74,8 +83,9 @@ def test_reordered_events_are_detected(filled: Database) -> None:
 
 
 def test_forged_chain_rebuilt_without_key_fails_with_key(db: Database) -> None:
-    keyed = Database(load_settings(database_url=str(db.url.render_as_string(False)),
-                                   audit_hmac_key="s3cret-key"))
+    keyed = Database(
+        load_settings(database_url=str(db.url.render_as_string(False)), audit_hmac_key="s3cret-key")
+    )
     Lifecycle(keyed).add(make_record(memory_id="a"), actor="t")
     assert _verify(keyed, b"s3cret-key").ok
     assert not _verify(keyed, None).ok  # a plain sha256 chain would not match
@@ -83,8 +93,14 @@ def test_forged_chain_rebuilt_without_key_fails_with_key(db: Database) -> None:
     with keyed.write() as s:
         ev = s.scalars(select(AuditEvent)).one()
         forged = audit_log.compute_hash(
-            seq=ev.seq, event_id=ev.event_id, ts=ev.ts, actor="mallory", action=ev.action,
-            target_type=ev.target_type, target_ids=list(ev.target_ids), details=dict(ev.details),
+            seq=ev.seq,
+            event_id=ev.event_id,
+            ts=ev.ts,
+            actor="mallory",
+            action=ev.action,
+            target_type=ev.target_type,
+            target_ids=list(ev.target_ids),
+            details=dict(ev.details),
             prev_hash=ev.prev_hash,
         )
         ev.actor, ev.hash = "mallory", forged
@@ -95,8 +111,13 @@ def test_forged_chain_rebuilt_without_key_fails_with_key(db: Database) -> None:
 
 def test_details_refuse_personal_data(db: Database) -> None:
     with db.write() as s, pytest.raises(ValueError, match="must not carry"):
-        audit_log.append(s, actor="t", action="x", target_type="memory",
-                         details={"nested": {"fact": "lives in Busan"}})
+        audit_log.append(
+            s,
+            actor="t",
+            action="x",
+            target_type="memory",
+            details={"nested": {"fact": "lives in Busan"}},
+        )
 
 
 def test_cli_verify_exit_codes(filled: Database, run_cli) -> None:  # type: ignore[no-untyped-def]

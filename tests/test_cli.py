@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.exitcodes import ExitCode, exit_code_for
 from auditor import errors
+from auditor.exitcodes import ExitCode, exit_code_for
 from auditor.testing import make_record, write_jsonl
 
 
@@ -27,8 +27,10 @@ def cli(run_cli, db_url: str):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def store_file(tmp_path: Path) -> Path:
-    rows = [make_record(memory_id=f"m{i}", subject="user:alice" if i % 2 else "user:bob")
-            for i in range(7)]
+    rows = [
+        make_record(memory_id=f"m{i}", subject="user:alice" if i % 2 else "user:bob")
+        for i in range(7)
+    ]
     rows.append(make_record(memory_id="m7", subject="user:alice", status="deleted"))
     return write_jsonl(tmp_path / "store.jsonl", rows)
 
@@ -63,12 +65,24 @@ def test_import_list_formats(cli, store_file: Path) -> None:  # type: ignore[no-
     assert r.code == 0 and "8 new" in r.out
     data = json.loads(cli("memories", "list", "--format", "json").out)
     assert [m["memory_id"] for m in data] == [f"m{i}" for i in range(7)]  # active only
-    assert set(data[0]) >= {"memory_id", "subject", "fact", "source", "trust_tier", "status",
-                            "supersedes", "content_hash", "created_at"}
+    assert set(data[0]) >= {
+        "memory_id",
+        "subject",
+        "fact",
+        "source",
+        "trust_tier",
+        "status",
+        "supersedes",
+        "content_hash",
+        "created_at",
+    }
     everything = json.loads(cli("memories", "list", "--status", "all", "--format", "json").out)
     assert len(everything) == 8
-    alice = json.loads(cli("memories", "list", "--subject", "user:alice", "--status", "all",
-                           "--format", "json").out)
+    alice = json.loads(
+        cli(
+            "memories", "list", "--subject", "user:alice", "--status", "all", "--format", "json"
+        ).out
+    )
     assert {m["memory_id"] for m in alice} == {"m1", "m3", "m5", "m7"}
     limited = json.loads(cli("memories", "list", "--limit", "2", "--format", "json").out)
     assert len(limited) == 2
@@ -76,8 +90,10 @@ def test_import_list_formats(cli, store_file: Path) -> None:  # type: ignore[no-
     assert len(rows) == 7 and rows[0]["source_type"] == "explicit_statement"
     table = cli("memories", "list", "--limit", "3")
     assert table.code == 0 and "m0" in table.out and "showing 3 of 7" in table.err
-    assert json.loads(cli("memories", "list", "--subject", "user:nobody", "--format",
-                          "json").out) == []
+    assert (
+        json.loads(cli("memories", "list", "--subject", "user:nobody", "--format", "json").out)
+        == []
+    )
 
 
 def test_import_with_bad_records_exits_2(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -98,9 +114,11 @@ def test_import_missing_file_exits_2(cli, tmp_path: Path) -> None:  # type: igno
 
 
 def test_show_prints_chain_and_provenance(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    rows = [make_record(memory_id="old", fact="uses pnpm"),
-            make_record(memory_id="new", fact="uses npm", supersedes="old"),
-            make_record(memory_id="dang", supersedes="ghost")]
+    rows = [
+        make_record(memory_id="old", fact="uses pnpm"),
+        make_record(memory_id="new", fact="uses npm", supersedes="old"),
+        make_record(memory_id="dang", supersedes="ghost"),
+    ]
     cli("import", str(write_jsonl(tmp_path / "c.jsonl", rows)))
     text = cli("memories", "show", "old")
     assert text.code == 0 and "superseded" in text.out and "new" in text.out
@@ -115,14 +133,48 @@ def test_show_prints_chain_and_provenance(cli, tmp_path: Path) -> None:  # type:
 
 
 def test_lifecycle_from_the_command_line(cli) -> None:  # type: ignore[no-untyped-def]
-    r = cli("memories", "add", "--id", "a", "--subject", "user:kim", "--fact", "uses pnpm",
-            "--by", "alice")
+    r = cli(
+        "memories",
+        "add",
+        "--id",
+        "a",
+        "--subject",
+        "user:kim",
+        "--fact",
+        "uses pnpm",
+        "--by",
+        "alice",
+    )
     assert r.code == 0 and "added a: status active, user tier" in r.out
-    low = cli("memories", "supersede", "a", "--id", "b", "--fact", "uses npm",
-              "--source-type", "external_content", "--by", "agent")
+    low = cli(
+        "memories",
+        "supersede",
+        "a",
+        "--id",
+        "b",
+        "--fact",
+        "uses npm",
+        "--source-type",
+        "external_content",
+        "--by",
+        "agent",
+    )
     assert low.code == ExitCode.USAGE and "reviewer's approval" in low.err
-    ok = cli("memories", "supersede", "a", "--id", "b", "--fact", "uses npm",
-             "--source-type", "external_content", "--by", "agent", "--approved-by", "officer")
+    ok = cli(
+        "memories",
+        "supersede",
+        "a",
+        "--id",
+        "b",
+        "--fact",
+        "uses npm",
+        "--source-type",
+        "external_content",
+        "--by",
+        "agent",
+        "--approved-by",
+        "officer",
+    )
     assert ok.code == 0 and "a superseded by b" in ok.out
     fork = cli("memories", "supersede", "a", "--id", "c", "--fact", "uses yarn", "--by", "x")
     assert fork.code == ExitCode.USAGE and "not the active head" in fork.err

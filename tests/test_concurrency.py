@@ -207,15 +207,19 @@ _CHILD = textwrap.dedent(
 )
 
 
-def test_processes_superseding_one_chain_lose_nothing(db: Database, db_url: str,
-                                                      tmp_path: Path) -> None:
+def test_processes_superseding_one_chain_lose_nothing(
+    db: Database, db_url: str, tmp_path: Path
+) -> None:
     Lifecycle(db).add(make_record(memory_id="p0", subject="user:proc"), actor="t")
     go = tmp_path / "go"
     n_procs, per_proc = 3, 4
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _CHILD, db_url, str(i), str(per_proc), str(go)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for i in range(n_procs)
     ]

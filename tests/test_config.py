@@ -32,11 +32,16 @@ def test_environment_and_nested_policy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_toml_file_and_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = tmp_path / "memaudit.toml"
-    cfg.write_text('database_url = "sqlite:///from-file.db"\nimport_batch_size = 50\n'
-                   '[trust_policy]\ninferred = "user"\n')
+    cfg.write_text(
+        'database_url = "sqlite:///from-file.db"\nimport_batch_size = 50\n'
+        '[trust_policy]\ninferred = "user"\n'
+    )
     s = load_settings(cfg)
     assert (s.database_url, s.import_batch_size, s.tier_for("inferred")) == (
-        "sqlite:///from-file.db", 50, "user")
+        "sqlite:///from-file.db",
+        50,
+        "user",
+    )
     monkeypatch.setenv("MEMAUDIT_IMPORT_BATCH_SIZE", "70")
     assert load_settings(cfg).import_batch_size == 70  # env beats the file
     assert load_settings(cfg, import_batch_size=90).import_batch_size == 90

@@ -19,7 +19,9 @@ from auditor.testing import make_record, write_jsonl
 
 
 def run_import(db: Database, path: Path, **settings_overrides: object) -> ImportReport:
-    settings = db.settings.model_copy(update=settings_overrides) if settings_overrides else db.settings
+    settings = (
+        db.settings.model_copy(update=settings_overrides) if settings_overrides else db.settings
+    )
     target = Database(settings, url=db.url.render_as_string(hide_password=False))
     try:
         return Importer(target).run(open_source("jsonl", path, settings))
@@ -38,10 +40,16 @@ def actions(db: Database) -> list[str]:
 
 
 def test_import_stores_canonical_fields(db: Database, tmp_path: Path) -> None:
-    rec = make_record(memory_id="a", fact="서울에 산다", category="identity",
-                      source={"type": "inferred", "session_id": 7, "turn": 3, "uri": "x://1"},
-                      created_at="2026-01-02T03:04:05", embedding_ref="vec://a",
-                      custom_field={"k": 1}, trust_tier="system")
+    rec = make_record(
+        memory_id="a",
+        fact="서울에 산다",
+        category="identity",
+        source={"type": "inferred", "session_id": 7, "turn": 3, "uri": "x://1"},
+        created_at="2026-01-02T03:04:05",
+        embedding_ref="vec://a",
+        custom_field={"k": 1},
+        trust_tier="system",
+    )
     report = run_import(db, write_jsonl(tmp_path / "m.jsonl", [rec]))
     assert (report.inserted, report.skipped, report.ok) == (1, 0, True)
     m = memories(db)["a"]
@@ -89,8 +97,10 @@ BAD_LINES: list[tuple[str, bytes | str | dict[str, object]]] = [
     ("invalid UTF-8", b'{"memory_id": "x4", "subject": "user:a", "fact": "caf\xe9"}'),
     ("NUL byte", make_record(memory_id="x5", fact="hidden\u0000payload")),
     ("expected a JSON object, got list", "[1, 2, 3]"),
-    ("not a JSON number", '{"memory_id": "x6", "subject": "user:a", "fact": "f", '
-                          '"confidence": NaN}'),
+    (
+        "not a JSON number",
+        '{"memory_id": "x6", "subject": "user:a", "fact": "f", "confidence": NaN}',
+    ),
     ("field 'confidence'", make_record(memory_id="x7", confidence=1.5)),
     ("field 'kind'", make_record(memory_id="x8", kind="gossip")),
     ("field 'subject'", make_record(memory_id="x9", subject="alice")),
@@ -120,8 +130,9 @@ def test_mixed_bad_file_keeps_good_records_and_names_lines(db: Database, tmp_pat
 
 def test_huge_line_is_skipped_without_loading_it(db: Database, tmp_path: Path) -> None:
     big = make_record(memory_id="big", fact="x" * (10 * 1024 * 1024))
-    path = write_jsonl(tmp_path / "big.jsonl", [make_record(memory_id="ok1"), big,
-                                                 make_record(memory_id="ok2")])
+    path = write_jsonl(
+        tmp_path / "big.jsonl", [make_record(memory_id="ok1"), big, make_record(memory_id="ok2")]
+    )
     report = run_import(db, path)
     assert report.inserted == 2 and report.skipped == 1
     assert report.errors[0].startswith("line 2: record is over the limit of 1,048,576 bytes")
@@ -134,16 +145,22 @@ def test_fact_over_fact_limit_but_under_line_limit(db: Database, tmp_path: Path)
 
 
 def test_duplicate_ids_in_one_file_are_reported(db: Database, tmp_path: Path) -> None:
-    rows = [make_record(memory_id="d", fact="first"), make_record(memory_id="e"),
-            make_record(memory_id="d", fact="second")]
+    rows = [
+        make_record(memory_id="d", fact="first"),
+        make_record(memory_id="e"),
+        make_record(memory_id="d", fact="second"),
+    ]
     report = run_import(db, write_jsonl(tmp_path / "d.jsonl", rows))
     assert report.skipped == 1 and "duplicate memory_id, first given at line 1" in report.errors[0]
     assert memories(db)["d"].fact == "first"
 
 
 def test_duplicate_ids_across_batches_are_reported(db: Database, tmp_path: Path) -> None:
-    rows = [make_record(memory_id="d", fact="first"), make_record(memory_id="e"),
-            make_record(memory_id="d", fact="second")]
+    rows = [
+        make_record(memory_id="d", fact="first"),
+        make_record(memory_id="e"),
+        make_record(memory_id="d", fact="second"),
+    ]
     report = run_import(db, write_jsonl(tmp_path / "d.jsonl", rows), import_batch_size=1)
     assert report.skipped == 1 and "given earlier in this import" in report.errors[0]
     assert memories(db)["d"].fact == "first"
@@ -178,11 +195,12 @@ def test_store_problems_are_mirrored_not_repaired(db: Database, tmp_path: Path) 
     assert report.derived_superseded == 4
 
 
-def test_chain_status_derived_regardless_of_order_and_batches(db: Database,
-                                                             tmp_path: Path) -> None:
-    rows = [make_record(memory_id="new", supersedes="old")] + [
-        make_record(memory_id=f"pad{i}") for i in range(5)
-    ] + [make_record(memory_id="old")]
+def test_chain_status_derived_regardless_of_order_and_batches(db: Database, tmp_path: Path) -> None:
+    rows = (
+        [make_record(memory_id="new", supersedes="old")]
+        + [make_record(memory_id=f"pad{i}") for i in range(5)]
+        + [make_record(memory_id="old")]
+    )
     run_import(db, write_jsonl(tmp_path / "o.jsonl", rows), import_batch_size=2)
     assert memories(db)["old"].status == "superseded"
     # the source later drops the link: the derived status follows
@@ -251,9 +269,10 @@ def test_import_memory_is_bounded(tmp_path: Path) -> None:
     def peak(n: int) -> int:
         db = Database(load_settings(database_url=f"sqlite:///{tmp_path / f's{n}.db'}"))
         db.upgrade()
-        path = write_jsonl(tmp_path / f"{n}.jsonl",
-                           (make_record(memory_id=f"m{i}", fact=f"fact number {i} " * 4)
-                            for i in range(n)))
+        path = write_jsonl(
+            tmp_path / f"{n}.jsonl",
+            (make_record(memory_id=f"m{i}", fact=f"fact number {i} " * 4) for i in range(n)),
+        )
         tracemalloc.start()
         Importer(db).run(open_source("jsonl", path, db.settings))
         _cur, top = tracemalloc.get_traced_memory()

@@ -126,8 +126,9 @@ def test_cycle_detected_through_restored_ancestor(lc: Lifecycle, db: Database) -
     lc.supersede("a", make_record(memory_id="b"), actor="t")
     # a store where 'a' was reactivated by hand (imported as is): a is still b's ancestor
     with db.write() as s:
-        s.execute(update(Memory).where(Memory.memory_id == "a").values(status="active",
-                                                                      supersedes=None))
+        s.execute(
+            update(Memory).where(Memory.memory_id == "a").values(status="active", supersedes=None)
+        )
         s.execute(update(Memory).where(Memory.memory_id == "b").values(supersedes="a"))
     with pytest.raises(SupersedeCycleError, match="ancestor"):
         lc.supersede("b", "a", actor="t")
@@ -147,10 +148,8 @@ def test_lower_tier_cannot_supersede_without_approval(lc: Lifecycle, db: Databas
 
 def test_higher_or_equal_tier_supersedes_freely(lc: Lifecycle) -> None:
     lc.add(make_record(memory_id="a", source={"type": "inferred"}), actor="t")
-    lc.supersede("a", make_record(memory_id="b", source={"type": "explicit_statement"}),
-                 actor="t")
-    lc.supersede("b", make_record(memory_id="c", source={"type": "explicit_statement"}),
-                 actor="t")
+    lc.supersede("a", make_record(memory_id="b", source={"type": "explicit_statement"}), actor="t")
+    lc.supersede("b", make_record(memory_id="c", source={"type": "explicit_statement"}), actor="t")
     assert lc.get("c").status == "active"
 
 

@@ -23,25 +23,34 @@ SOURCES = ["explicit_statement", "inferred", "external_content"]
 
 operation = st.one_of(
     st.tuples(st.just("add"), st.sampled_from(IDS), st.sampled_from(SOURCES)),
-    st.tuples(st.just("supersede_new"), st.sampled_from(IDS), st.sampled_from(IDS),
-              st.sampled_from(SOURCES), st.booleans()),
-    st.tuples(st.just("supersede_existing"), st.sampled_from(IDS), st.sampled_from(IDS),
-              st.booleans()),
-    st.tuples(st.sampled_from(["soft_delete", "quarantine", "expire", "restore"]),
-              st.sampled_from(IDS)),
+    st.tuples(
+        st.just("supersede_new"),
+        st.sampled_from(IDS),
+        st.sampled_from(IDS),
+        st.sampled_from(SOURCES),
+        st.booleans(),
+    ),
+    st.tuples(
+        st.just("supersede_existing"), st.sampled_from(IDS), st.sampled_from(IDS), st.booleans()
+    ),
+    st.tuples(
+        st.sampled_from(["soft_delete", "quarantine", "expire", "restore"]), st.sampled_from(IDS)
+    ),
 )
 
 
 def _apply(lc: Lifecycle, op: tuple[object, ...]) -> None:
     kind = op[0]
     if kind == "add":
-        lc.add(make_record(memory_id=op[1], subject="user:p", source={"type": op[2]}),
-               actor="prop")
+        lc.add(make_record(memory_id=op[1], subject="user:p", source={"type": op[2]}), actor="prop")
     elif kind == "supersede_new":
         _k, old, new, src, approve = op
-        lc.supersede(str(old), make_record(memory_id=new, subject="user:p",
-                                           source={"type": src}),
-                     actor="prop", approved_by="rev" if approve else None)
+        lc.supersede(
+            str(old),
+            make_record(memory_id=new, subject="user:p", source={"type": src}),
+            actor="prop",
+            approved_by="rev" if approve else None,
+        )
     elif kind == "supersede_existing":
         _k, old, new, approve = op
         lc.supersede(str(old), str(new), actor="prop", approved_by="rev" if approve else None)

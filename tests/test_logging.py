@@ -53,9 +53,13 @@ def test_import_logs_hold_no_fact_text(log_stream: io.StringIO, tmp_path: Path) 
 
 def test_redaction_of_text_keys_subjects_and_strings(log_stream: io.StringIO) -> None:
     log = structlog.get_logger("t")
-    log.info("memory_seen", fact="Lives in Busan", subject="user:kim",
-             note="mail me at kim@example.org or 010-1234-5678",
-             nested={"text": "secret words", "ok": 3})
+    log.info(
+        "memory_seen",
+        fact="Lives in Busan",
+        subject="user:kim",
+        note="mail me at kim@example.org or 010-1234-5678",
+        nested={"text": "secret words", "ok": 3},
+    )
     event = json.loads(log_stream.getvalue())
     assert event["fact"] == "[redacted fact, 14 chars]"
     assert event["subject"].startswith("subject#") and "kim" not in event["subject"]
@@ -73,7 +77,10 @@ def test_redaction_of_text_keys_subjects_and_strings(log_stream: io.StringIO) ->
         ("IBAN DE89370400440532013000", "DE89370400440532013000"),
         ("ssn 078-05-1120", "078-05-1120"),
         ("from 192.168.10.24", "192.168.10.24"),
-        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEow"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+            "MIIEow",
+        ),
     ],
 )
 def test_scrub(text: str, leaked: str) -> None:

@@ -80,17 +80,17 @@ def mf(path: Path, subject: str | None = SUBJECT, **limits: Any) -> MemoryfieldS
 
 
 PAGE_WITH_FRONT_MATTER = (
-    "---\n"
-    "title: Language preference\n"
-    "created: 2026-01-05\n"
-    "modified: 2026-01-06T10:30:00Z\n"
-    "uuid: 0F8FAD5B-D9CB-469F-A165-70867728950E\n"
-    "summary: what language to answer in\n"
-    "subject: user:bob\n"
-    "category: preference\n"
-    "---\n"
-    "Bob prefers answers in Korean.\n"
-).encode()
+    b"---\n"
+    b"title: Language preference\n"
+    b"created: 2026-01-05\n"
+    b"modified: 2026-01-06T10:30:00Z\n"
+    b"uuid: 0F8FAD5B-D9CB-469F-A165-70867728950E\n"
+    b"summary: what language to answer in\n"
+    b"subject: user:bob\n"
+    b"category: preference\n"
+    b"---\n"
+    b"Bob prefers answers in Korean.\n"
+)
 
 
 # -- Memoryfield: zip --------------------------------------------------------------------

@@ -31,15 +31,25 @@ def en_short_note(rng: random.Random, project: str, plang: str, db: str) -> str:
     ]
     rng.shuffle(questions)
     rng.shuffle(done)
-    lines = [f"# {project}: working notes", "",
-             f"Running notes the assistant keeps for {project}. Newest items first.", "",
-             "## Open questions", ""]
+    lines = [
+        f"# {project}: working notes",
+        "",
+        f"Running notes the assistant keeps for {project}. Newest items first.",
+        "",
+        "## Open questions",
+        "",
+    ]
     lines += [f"- {q}" for q in questions[:4]]
     lines += ["", "## Settled", ""]
     lines += [f"- {d}" for d in done[:3]]
-    lines += ["", "## Next", "",
-              "- Re-check the open questions at the next planning session.",
-              "- Keep this page short; move long discussions into the decision log.", ""]
+    lines += [
+        "",
+        "## Next",
+        "",
+        "- Re-check the open questions at the next planning session.",
+        "- Keep this page short; move long discussions into the decision log.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -60,8 +70,14 @@ def ko_short_note(rng: random.Random, project: str) -> str:
     ]
     rng.shuffle(items)
     rng.shuffle(todo)
-    lines = [f"# {project} 작업 메모", "", "어시스턴트가 정리해 두는 진행 메모. 최신 내용이 위에 있음.", "",
-             "## 정해진 것", ""]
+    lines = [
+        f"# {project} 작업 메모",
+        "",
+        "어시스턴트가 정리해 두는 진행 메모. 최신 내용이 위에 있음.",
+        "",
+        "## 정해진 것",
+        "",
+    ]
     lines += [f"- {x}" for x in items[:4]]
     lines += ["", "## 할 일", ""]
     lines += [f"- [ ] {x}" for x in todo[:3]]
@@ -74,59 +90,125 @@ def ko_short_note(rng: random.Random, project: str) -> str:
 # ---------------------------------------------------------------------------------------
 
 _EN_DECISIONS = [
-    ("Background jobs", "Moved background jobs from cron on the VM to a managed queue.",
-     "Retries no longer depend on one machine staying up, and failed jobs are visible in one place."),
-    ("API gateway", "Dropped the GraphQL gateway in front of the REST services.",
-     "All three consumers already spoke REST, and the gateway added about 40 ms to every call."),
-    ("Time handling", "Standardised on UTC in the database; local time only in the UI.",
-     "Two reporting bugs in the spring came from mixing server-local and UTC timestamps."),
-    ("Release safety", "Introduced feature flags for risky changes instead of long-lived branches.",
-     "Merges of month-old branches kept breaking the main build."),
-    ("Migrations", "Replaced hand-written SQL scripts with a migration tool that records checksums.",
-     "Someone edited an applied migration in place and staging drifted from production."),
-    ("Service boundaries", "Kept the monolith; extracted only PDF rendering into its own service.",
-     "Rendering caused memory spikes that took the whole app down; nothing else justified a split."),
-    ("Idempotency", "Added idempotency keys to the public write endpoints.",
-     "Mobile clients retried on flaky networks and created duplicate orders."),
-    ("Logging", "Switched to JSON-lines logs with a request id on every event.",
-     "Grepping plain-text logs across four instances during an incident took far too long."),
-    ("API documentation", "Every new endpoint ships with an OpenAPI description and an example.",
-     "Partner teams kept asking for payload examples in chat."),
-    ("Pagination", "Capped page size at 200 items; larger reads must use cursors.",
-     "One customer's export request held a database connection for eleven minutes."),
-    ("Backups", "Retired the nightly full dump in favour of point-in-time recovery, 14 days.",
-     "Restoring last night's dump lost up to a day of data; PITR limits that to minutes."),
-    ("Branching", "Adopted trunk-based development; branches live less than two days.",
-     "Review queues were long because pull requests were large and stale."),
-    ("Sign-in", "Delegated sign-in to the company identity provider and removed the custom login.",
-     "The custom flow lacked multi-factor support and was the riskiest code in the repo."),
-    ("Availability", "Set a monthly availability objective of 99.5% for the public API.",
-     "Without a target every incident felt equally urgent; the objective gives a budget."),
-    ("Rendering", "Server-side render the dashboard's first load; client-side updates afterwards.",
-     "First paint on low-end laptops took more than four seconds with the client-only build."),
-    ("Configuration", "Per-environment settings moved into the platform's parameter store.",
-     "Three slightly different .env files had drifted apart and nobody knew which was right."),
-    ("Dependencies", "A bot opens weekly dependency-upgrade pull requests, grouped by ecosystem.",
-     "Quarterly big-bang upgrades regularly cost two days of fixing."),
-    ("Observability", "Traces are sampled at 10% by default and 100% for requests that error.",
-     "Full tracing doubled the monitoring bill without adding much insight."),
+    (
+        "Background jobs",
+        "Moved background jobs from cron on the VM to a managed queue.",
+        "Retries no longer depend on one machine staying up, and failed jobs are visible in one place.",
+    ),
+    (
+        "API gateway",
+        "Dropped the GraphQL gateway in front of the REST services.",
+        "All three consumers already spoke REST, and the gateway added about 40 ms to every call.",
+    ),
+    (
+        "Time handling",
+        "Standardised on UTC in the database; local time only in the UI.",
+        "Two reporting bugs in the spring came from mixing server-local and UTC timestamps.",
+    ),
+    (
+        "Release safety",
+        "Introduced feature flags for risky changes instead of long-lived branches.",
+        "Merges of month-old branches kept breaking the main build.",
+    ),
+    (
+        "Migrations",
+        "Replaced hand-written SQL scripts with a migration tool that records checksums.",
+        "Someone edited an applied migration in place and staging drifted from production.",
+    ),
+    (
+        "Service boundaries",
+        "Kept the monolith; extracted only PDF rendering into its own service.",
+        "Rendering caused memory spikes that took the whole app down; nothing else justified a split.",
+    ),
+    (
+        "Idempotency",
+        "Added idempotency keys to the public write endpoints.",
+        "Mobile clients retried on flaky networks and created duplicate orders.",
+    ),
+    (
+        "Logging",
+        "Switched to JSON-lines logs with a request id on every event.",
+        "Grepping plain-text logs across four instances during an incident took far too long.",
+    ),
+    (
+        "API documentation",
+        "Every new endpoint ships with an OpenAPI description and an example.",
+        "Partner teams kept asking for payload examples in chat.",
+    ),
+    (
+        "Pagination",
+        "Capped page size at 200 items; larger reads must use cursors.",
+        "One customer's export request held a database connection for eleven minutes.",
+    ),
+    (
+        "Backups",
+        "Retired the nightly full dump in favour of point-in-time recovery, 14 days.",
+        "Restoring last night's dump lost up to a day of data; PITR limits that to minutes.",
+    ),
+    (
+        "Branching",
+        "Adopted trunk-based development; branches live less than two days.",
+        "Review queues were long because pull requests were large and stale.",
+    ),
+    (
+        "Sign-in",
+        "Delegated sign-in to the company identity provider and removed the custom login.",
+        "The custom flow lacked multi-factor support and was the riskiest code in the repo.",
+    ),
+    (
+        "Availability",
+        "Set a monthly availability objective of 99.5% for the public API.",
+        "Without a target every incident felt equally urgent; the objective gives a budget.",
+    ),
+    (
+        "Rendering",
+        "Server-side render the dashboard's first load; client-side updates afterwards.",
+        "First paint on low-end laptops took more than four seconds with the client-only build.",
+    ),
+    (
+        "Configuration",
+        "Per-environment settings moved into the platform's parameter store.",
+        "Three slightly different .env files had drifted apart and nobody knew which was right.",
+    ),
+    (
+        "Dependencies",
+        "A bot opens weekly dependency-upgrade pull requests, grouped by ecosystem.",
+        "Quarterly big-bang upgrades regularly cost two days of fixing.",
+    ),
+    (
+        "Observability",
+        "Traces are sampled at 10% by default and 100% for requests that error.",
+        "Full tracing doubled the monitoring bill without adding much insight.",
+    ),
 ]
 
 _EN_COMPONENTS = [
-    ("web", "The user-facing application: server-rendered pages, a small amount of client-side "
-            "state, and the account settings screens."),
+    (
+        "web",
+        "The user-facing application: server-rendered pages, a small amount of client-side "
+        "state, and the account settings screens.",
+    ),
     ("api", "The public REST API. Stateless, horizontally scaled, versioned under /v1 and /v2."),
     ("worker", "Consumes the job queue: imports, exports, e-mail digests and clean-up tasks."),
-    ("renderer", "The separate PDF service. Receives a document model, returns a file; has a "
-                 "hard memory limit and is restarted on every crash."),
+    (
+        "renderer",
+        "The separate PDF service. Receives a document model, returns a file; has a "
+        "hard memory limit and is restarted on every crash.",
+    ),
     ("scheduler", "Enqueues periodic jobs. Exactly one instance runs at a time."),
     ("database", "The primary relational store with one read replica used for reports."),
-    ("object storage", "Uploaded files and generated documents, with lifecycle rules that move "
-                       "old files to cheaper storage after 90 days."),
+    (
+        "object storage",
+        "Uploaded files and generated documents, with lifecycle rules that move "
+        "old files to cheaper storage after 90 days.",
+    ),
     ("search", "A full-text index rebuilt incrementally from change events."),
     ("metrics", "Prometheus-style counters and histograms scraped every 30 seconds."),
-    ("admin", "An internal tool for support staff; read-only by default, with audited write "
-              "actions for refunds and account merges."),
+    (
+        "admin",
+        "An internal tool for support staff; read-only by default, with audited write "
+        "actions for refunds and account merges.",
+    ),
 ]
 
 _EN_RUNBOOK = [
@@ -195,8 +277,18 @@ _EN_LIMITATIONS = [
 def en_decision_log(rng: random.Random, project: str, owner: str) -> str:
     decisions = list(_EN_DECISIONS)
     rng.shuffle(decisions)
-    months = ["January", "February", "March", "April", "May", "June", "July", "August",
-              "September", "October"]
+    months = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+    ]
     out = [
         f"# {project}: architecture and decision log",
         "",
@@ -230,13 +322,18 @@ def en_decision_log(rng: random.Random, project: str, owner: str) -> str:
     out += [f"- {x}" for x in _EN_LIMITATIONS]
     out += ["", "## Open questions", ""]
     out += [f"- {q}" for q in _EN_QUESTIONS]
-    out += ["", "## Conventions", "",
-            "Pull requests describe the user-visible change first and the implementation "
-            "second. Every migration is reversible or says clearly why it is not. Feature "
-            "flags have an owner and a removal date. Dashboards are named after the question "
-            "they answer, not after the team that built them. When a decision in this log is "
-            "replaced, the old entry stays and gets a line pointing at the new one, so that "
-            "the reasoning is never lost.", ""]
+    out += [
+        "",
+        "## Conventions",
+        "",
+        "Pull requests describe the user-visible change first and the implementation "
+        "second. Every migration is reversible or says clearly why it is not. Feature "
+        "flags have an owner and a removal date. Dashboards are named after the question "
+        "they answer, not after the team that built them. When a decision in this log is "
+        "replaced, the old entry stays and gets a line pointing at the new one, so that "
+        "the reasoning is never lost.",
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -245,25 +342,71 @@ def en_decision_log(rng: random.Random, project: str, owner: str) -> str:
 # ---------------------------------------------------------------------------------------
 
 _KO_DAYS = [
-    ("오사카 도착", ["간사이 공항 도착 후 난카이 라피트로 난바 이동 (약 40분)",
-                  "숙소 체크인 전 짐 맡기고 도톤보리 산책",
-                  "저녁은 현지인 추천 오코노미야키 가게, 대기 30분 예상"]),
-    ("오사카 시내", ["오전에 오사카성 공원 산책, 천수각은 줄이 길면 생략",
-                  "점심은 구로몬 시장에서 간단히",
-                  "오후에 나카노시마 미술관, 저녁에는 우메다 공중정원 전망대"]),
-    ("나라 당일치기", ["긴테쓰 나라선으로 이동 (약 40분)", "도다이지와 나라 공원 사슴 구경",
-                    "오후 늦게 돌아와 숙소 근처 이자카야"]),
-    ("교토 이동", ["오전 체크아웃 후 한큐 전철로 교토 가와라마치 이동",
-                 "니시키 시장에서 점심", "기온 거리와 야사카 신사는 해 질 무렵 방문"]),
-    ("교토 동쪽", ["아침 일찍 기요미즈데라 (관광객 몰리기 전 7시 반 도착 목표)",
-                "산넨자카·니넨자카 골목 산책", "철학의 길 따라 걷다가 은각사",
-                "저녁은 두부 요리 전문점 예약 완료 여부 확인"]),
-    ("교토 서쪽", ["아라시야마 대나무 숲은 오전 8시 이전", "도게츠교 주변 카페에서 휴식",
-                "오후에는 료안지 석정, 저녁은 숙소 근처 라멘"]),
-    ("고베 당일치기", ["JR 신쾌속으로 산노미야 이동", "기타노 이진칸 거리와 메리켄 파크",
-                   "하버랜드 야경 보고 오사카로 복귀"]),
-    ("귀국", ["오전 체크아웃, 공항 가기 전 린쿠 아울렛은 시간 남으면", "출발 3시간 전 공항 도착",
-            "면세점 쇼핑은 귀국편 탑승구 근처에서"]),
+    (
+        "오사카 도착",
+        [
+            "간사이 공항 도착 후 난카이 라피트로 난바 이동 (약 40분)",
+            "숙소 체크인 전 짐 맡기고 도톤보리 산책",
+            "저녁은 현지인 추천 오코노미야키 가게, 대기 30분 예상",
+        ],
+    ),
+    (
+        "오사카 시내",
+        [
+            "오전에 오사카성 공원 산책, 천수각은 줄이 길면 생략",
+            "점심은 구로몬 시장에서 간단히",
+            "오후에 나카노시마 미술관, 저녁에는 우메다 공중정원 전망대",
+        ],
+    ),
+    (
+        "나라 당일치기",
+        [
+            "긴테쓰 나라선으로 이동 (약 40분)",
+            "도다이지와 나라 공원 사슴 구경",
+            "오후 늦게 돌아와 숙소 근처 이자카야",
+        ],
+    ),
+    (
+        "교토 이동",
+        [
+            "오전 체크아웃 후 한큐 전철로 교토 가와라마치 이동",
+            "니시키 시장에서 점심",
+            "기온 거리와 야사카 신사는 해 질 무렵 방문",
+        ],
+    ),
+    (
+        "교토 동쪽",
+        [
+            "아침 일찍 기요미즈데라 (관광객 몰리기 전 7시 반 도착 목표)",
+            "산넨자카·니넨자카 골목 산책",
+            "철학의 길 따라 걷다가 은각사",
+            "저녁은 두부 요리 전문점 예약 완료 여부 확인",
+        ],
+    ),
+    (
+        "교토 서쪽",
+        [
+            "아라시야마 대나무 숲은 오전 8시 이전",
+            "도게츠교 주변 카페에서 휴식",
+            "오후에는 료안지 석정, 저녁은 숙소 근처 라멘",
+        ],
+    ),
+    (
+        "고베 당일치기",
+        [
+            "JR 신쾌속으로 산노미야 이동",
+            "기타노 이진칸 거리와 메리켄 파크",
+            "하버랜드 야경 보고 오사카로 복귀",
+        ],
+    ),
+    (
+        "귀국",
+        [
+            "오전 체크아웃, 공항 가기 전 린쿠 아울렛은 시간 남으면",
+            "출발 3시간 전 공항 도착",
+            "면세점 쇼핑은 귀국편 탑승구 근처에서",
+        ],
+    ),
 ]
 
 _KO_DAY_MEMOS = [
@@ -335,14 +478,27 @@ _KO_TIPS = [
 ]
 
 _KO_BUDGET = [
-    ("항공권 (왕복, 2인)", "62만 원"), ("숙소 7박", "118만 원"), ("교통비", "15만 원"),
-    ("식비", "70만 원"), ("입장료·체험", "12만 원"), ("쇼핑·기념품", "30만 원"),
+    ("항공권 (왕복, 2인)", "62만 원"),
+    ("숙소 7박", "118만 원"),
+    ("교통비", "15만 원"),
+    ("식비", "70만 원"),
+    ("입장료·체험", "12만 원"),
+    ("쇼핑·기념품", "30만 원"),
     ("예비비", "20만 원"),
 ]
 
-_KO_PACKING = ["여권과 여권 사본 (사본은 캐리어에 따로 보관)", "eSIM QR 코드 캡처", "110V 변환 플러그 2개",
-               "보조 배터리 (기내 반입)", "편한 운동화와 여벌 신발", "접이식 우산", "상비약과 밴드",
-               "동전 지갑", "가벼운 바람막이", "텀블러"]
+_KO_PACKING = [
+    "여권과 여권 사본 (사본은 캐리어에 따로 보관)",
+    "eSIM QR 코드 캡처",
+    "110V 변환 플러그 2개",
+    "보조 배터리 (기내 반입)",
+    "편한 운동화와 여벌 신발",
+    "접이식 우산",
+    "상비약과 밴드",
+    "동전 지갑",
+    "가벼운 바람막이",
+    "텀블러",
+]
 
 _KO_RETRO = [
     "지난 여행 때는 하루에 너무 많은 곳을 넣어서 오후마다 지쳤음. 이번에는 하루 세 곳 이하로 제한",
@@ -387,8 +543,13 @@ def ko_travel_note(rng: random.Random) -> str:
     out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in _KO_LODGING]
     out += ["", "## 예산", "", "| 항목 | 금액 |", "| --- | --- |"]
     out += [f"| {k} | {v} |" for k, v in _KO_BUDGET]
-    out += ["", "합계는 약 327만 원. 환율이 크게 오르면 쇼핑 예산부터 줄이기로 함.", "",
-            "## 현지 팁", ""]
+    out += [
+        "",
+        "합계는 약 327만 원. 환율이 크게 오르면 쇼핑 예산부터 줄이기로 함.",
+        "",
+        "## 현지 팁",
+        "",
+    ]
     out += [f"- {t}" for t in tips]
     out += ["", "## 날씨 대비", ""]
     out += [f"- {w}" for w in _KO_WEATHER]
@@ -400,16 +561,22 @@ def ko_travel_note(rng: random.Random) -> str:
     out += [f"- [ ] {p}" for p in _KO_PACKING]
     out += ["", "## 지난 여행 회고에서 가져온 원칙", ""]
     out += [f"{i}. {r}" for i, r in enumerate(_KO_RETRO, 1)]
-    out += ["", "## 식당 후보", "",
-            "- 오사카: 오코노미야키, 쿠시카츠, 타코야키는 길거리 가게 두세 곳 비교",
-            "- 교토: 두부 요리, 오반자이 정식, 말차 디저트 카페",
-            "- 고베: 하버랜드 근처 양식당, 난킨마치 만두",
-            "- 나라: 가키노하 스시(감잎 초밥) 포장해서 공원에서 먹기",
-            "",
-            "## 남은 질문", "",
-            "- 교토에서 자전거를 빌릴지, 걷기와 버스만으로 충분할지",
-            "- 고베 일정을 빼고 교토에서 하루 더 쉬는 게 나을지",
-            "- 귀국 편이 지연되면 공항 근처 숙소를 미리 알아볼지", ""]
+    out += [
+        "",
+        "## 식당 후보",
+        "",
+        "- 오사카: 오코노미야키, 쿠시카츠, 타코야키는 길거리 가게 두세 곳 비교",
+        "- 교토: 두부 요리, 오반자이 정식, 말차 디저트 카페",
+        "- 고베: 하버랜드 근처 양식당, 난킨마치 만두",
+        "- 나라: 가키노하 스시(감잎 초밥) 포장해서 공원에서 먹기",
+        "",
+        "## 남은 질문",
+        "",
+        "- 교토에서 자전거를 빌릴지, 걷기와 버스만으로 충분할지",
+        "- 고베 일정을 빼고 교토에서 하루 더 쉬는 게 나을지",
+        "- 귀국 편이 지연되면 공항 근처 숙소를 미리 알아볼지",
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -593,7 +760,9 @@ _MF_DECISIONS = [
 
 
 def mf_weekly_log(rng: random.Random) -> str:
-    shipped, blocked, nxt, notes = (list(x) for x in (_MF_SHIPPED, _MF_BLOCKED, _MF_NEXT, _MF_NOTES))
+    shipped, blocked, nxt, notes = (
+        list(x) for x in (_MF_SHIPPED, _MF_BLOCKED, _MF_NEXT, _MF_NOTES)
+    )
     for lst in (shipped, blocked, nxt, notes):
         rng.shuffle(lst)
     out = [
@@ -610,8 +779,10 @@ def mf_weekly_log(rng: random.Random) -> str:
         out.append(f"- Shipped: {shipped[week % len(shipped)]}.")
         out.append(f"- Blocked: {blocked[(week * 3) % len(blocked)]}.")
         out.append(f"- Next: {nxt[(week * 5) % len(nxt)]}.")
-        out.append(f"- Numbers: {rng.randint(9, 64)} deploys, {rng.randint(0, 3)} incidents, "
-                   f"{rng.randint(4, 31)} alerts paged, p95 build time {rng.randint(6, 19)} min.")
+        out.append(
+            f"- Numbers: {rng.randint(9, 64)} deploys, {rng.randint(0, 3)} incidents, "
+            f"{rng.randint(4, 31)} alerts paged, p95 build time {rng.randint(6, 19)} min."
+        )
         if week % 3 == 0:
             out.append(f"- Note: {notes[(week // 3) % len(notes)]}")
         out.append("")
@@ -619,9 +790,13 @@ def mf_weekly_log(rng: random.Random) -> str:
     out += [f"- {t}" for t in _MF_THREADS]
     out += ["", "## Decisions taken along the way", ""]
     out += [f"- {d}" for d in _MF_DECISIONS]
-    out += ["", "## Themes so far", "",
-            "Most weeks mix one visible improvement with one piece of clean-up. Blockers are "
-            "usually about ownership rather than technology, which is worth raising at the "
-            "next planning session. The log should be split by quarter once this quarter ends.",
-            ""]
+    out += [
+        "",
+        "## Themes so far",
+        "",
+        "Most weeks mix one visible improvement with one piece of clean-up. Blockers are "
+        "usually about ownership rather than technology, which is worth raising at the "
+        "next planning session. The log should be split by quarter once this quarter ends.",
+        "",
+    ]
     return "\n".join(out)

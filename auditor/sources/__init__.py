@@ -50,8 +50,7 @@ def detect_format(path: Path) -> str:
             return "state"
         return "kv"
     raise InputError(
-        f"{path}: cannot tell the format from the name; pass --format "
-        f"({' | '.join(FORMATS)})"
+        f"{path}: cannot tell the format from the name; pass --format ({' | '.join(FORMATS)})"
     )
 
 

@@ -45,7 +45,8 @@ class KvSource(Source):
         stamp = file_mtime_utc(self.path)
         last_index = {key: index for index, (key, _) in enumerate(pairs)}
         estimates = [utf8_len(key) + utf8_len(render_value(value)) + 6 for key, value in pairs]
-        for index, ((key, value), consumed) in enumerate(zip(pairs, spread(estimates, size))):
+        steps = spread(estimates, size)
+        for index, ((key, value), consumed) in enumerate(zip(pairs, steps, strict=True)):
             where = f"key '{show_name(key)}'"
             if not key.strip():
                 yield SourceItem(where, error="empty key", consumed=consumed)

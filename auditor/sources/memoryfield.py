@@ -32,8 +32,8 @@ from typing import Any
 import yaml
 
 from auditor.errors import InputError
-from auditor.sources.base import Source, SourceItem, file_sha256
 from auditor.sources._common import show_name, stable_id
+from auditor.sources.base import Source, SourceItem, file_sha256
 
 __all__ = ["MemoryfieldSource"]
 
@@ -427,15 +427,18 @@ class MemoryfieldSource(Source):
             try:
                 rel.encode("utf-8")
             except UnicodeEncodeError:
-                problem = "file name is not valid UTF-8; refused"
-                return _FolderEntry(rel, path, 0, 0.0, None, False, problem)
+                return _FolderEntry(
+                    rel, path, 0, 0.0, None, False, "file name is not valid UTF-8; refused"
+                )
         try:
             info = path.lstat()
         except OSError as exc:
             return _FolderEntry(rel, path, 0, 0.0, None, False, f"cannot read: {exc.strerror}")
         if not stat.S_ISLNK(info.st_mode):
             regular = stat.S_ISREG(info.st_mode)
-            problem = None if regular or not page_name else "not a regular file; refused"
+            problem: str | None = (
+                None if regular or not page_name else "not a regular file; refused"
+            )
             return _FolderEntry(
                 rel, path, info.st_size, info.st_mtime, None, regular and page_name, problem
             )
@@ -596,4 +599,3 @@ class MemoryfieldSource(Source):
             "summary": _meta_text(meta, "summary"),
             "page_bytes": len(data),
         }
-

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from auditor.sources.base import Source, SourceItem
 from auditor.sources._common import (
     file_mtime_utc,
     read_json_document,
@@ -21,6 +20,7 @@ from auditor.sources._common import (
     spread,
     stable_id,
 )
+from auditor.sources.base import Source, SourceItem
 
 __all__ = ["SECTIONS", "StateSource"]
 
@@ -177,7 +177,7 @@ class StateSource(Source):
             yield SourceItem(where, error=reason)
         estimates = [len(render_value(value).encode("utf-8", "replace")) for _, _, value in entries]
         seen: dict[tuple[str, str], str] = {}
-        for (section, where, value), consumed in zip(entries, spread(estimates, size)):
+        for (section, where, value), consumed in zip(entries, spread(estimates, size), strict=True):
             if section == "objective" and not isinstance(value, str):
                 yield SourceItem(
                     where, error=f"expected a string, got {_type_name(value)}", consumed=consumed

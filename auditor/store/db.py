@@ -198,7 +198,12 @@ def _is_connect_error(exc: DBAPIError) -> bool:
     text = str(exc.orig).lower()
     return any(
         key in text
-        for key in ("connection refused", "could not connect", "connection failed", "timeout expired")
+        for key in (
+            "connection refused",
+            "could not connect",
+            "connection failed",
+            "timeout expired",
+        )
     )
 
 
