@@ -24,11 +24,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from ulid import ULID
 
+from auditor.errors import AuditChainError
 from auditor.hashing import canonical_json
 from auditor.store.models import AuditEvent, AuditHead
 from auditor.store.types import utcnow
 
-__all__ = ["GENESIS_HASH", "VerifyResult", "append", "compute_hash", "iter_events", "verify"]
+__all__ = [
+    "GENESIS_HASH",
+    "VerifyResult",
+    "append",
+    "compute_hash",
+    "event_hash",
+    "iter_events",
+    "verify",
+]
 
 GENESIS_HASH = "0" * 64
 _FORBIDDEN_DETAIL_KEYS = frozenset(
@@ -66,6 +75,22 @@ def compute_hash(
     if key:
         return hmac.new(key, payload, hashlib.sha256).hexdigest()
     return hashlib.sha256(payload).hexdigest()
+
+
+def event_hash(event: AuditEvent, key: bytes | None = None) -> str:
+    """The hash an event should carry, from its own fields and ``prev_hash``."""
+    return compute_hash(
+        seq=event.seq,
+        event_id=event.event_id,
+        ts=event.ts,
+        actor=event.actor,
+        action=event.action,
+        target_type=event.target_type,
+        target_ids=list(event.target_ids),
+        details=dict(event.details),
+        prev_hash=event.prev_hash,
+        key=key,
+    )
 
 
 def _check_details(details: dict[str, Any], path: str = "details") -> None:
@@ -107,41 +132,26 @@ def append(
     head = session.execute(
         select(AuditHead).where(AuditHead.id == 1).with_for_update()
     ).scalar_one_or_none()
-    if head is None:  # created by the first migration; recreate if someone removed it
-        head = AuditHead(id=1, last_seq=0, last_hash=GENESIS_HASH)
-        session.add(head)
-        session.flush()
-    seq = head.last_seq + 1
-    event_id = str(ULID())
-    ts = utcnow()
-    ids = [str(t) for t in target_ids]
-    digest = compute_hash(
-        seq=seq,
-        event_id=event_id,
-        ts=ts,
-        actor=actor,
-        action=action,
-        target_type=target_type,
-        target_ids=ids,
-        details=details,
-        prev_hash=head.last_hash,
-        key=key,
-    )
+    if head is None:
+        raise AuditChainError(
+            "the audit log's head row is missing (the schema is incomplete or the log was "
+            "tampered with); run `memaudit audit-log verify`"
+        )
     event = AuditEvent(
-        seq=seq,
-        event_id=event_id,
-        ts=ts,
+        seq=head.last_seq + 1,
+        event_id=str(ULID()),
+        ts=utcnow(),
         actor=actor,
         action=action,
         target_type=target_type,
-        target_ids=ids,
+        target_ids=[str(t) for t in target_ids],
         details=details,
         prev_hash=head.last_hash,
-        hash=digest,
     )
+    event.hash = event_hash(event, key)
     session.add(event)
-    head.last_seq = seq
-    head.last_hash = digest
+    head.last_seq = event.seq
+    head.last_hash = event.hash
     session.flush()
     return event
 
@@ -207,18 +217,7 @@ def verify(session: Session, key: bytes | None = None) -> VerifyResult:
                 "link broken: prev_hash does not match the previous event's hash "
                 "(an event before it was changed, removed or reordered)",
             )
-        recomputed = compute_hash(
-            seq=ev.seq,
-            event_id=ev.event_id,
-            ts=ev.ts,
-            actor=ev.actor,
-            action=ev.action,
-            target_type=ev.target_type,
-            target_ids=list(ev.target_ids),
-            details=dict(ev.details),
-            prev_hash=ev.prev_hash,
-            key=key,
-        )
+        recomputed = event_hash(ev, key)
         if recomputed != ev.hash:
             return VerifyResult(
                 False, checked, ev.seq, ev.event_id, "content changed: hash does not match"

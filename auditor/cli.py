@@ -79,6 +79,16 @@ class Ctx:
 
 pass_ctx = click.make_pass_decorator(Ctx)
 
+#: ``--format table|json|csv`` of every listing (JSON and CSV are complete and streamed).
+listing_format = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table for people; json (an array) or csv for scripts.",
+)
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memaudit")
@@ -368,13 +378,7 @@ _MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "
     default=None,
     help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-)
+@listing_format
 @pass_ctx
 def memories_list(
     c: Ctx,
@@ -696,13 +700,7 @@ def audit_log_verify(c: Ctx) -> None:
 
 @audit_log_group.command("list")
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-)
+@listing_format
 @pass_ctx
 def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
     """The newest audit events."""

@@ -129,3 +129,15 @@ def test_cli_verify_exit_codes(filled: Database, run_cli) -> None:  # type: igno
     bad = run_cli("--database-url", url, "audit-log", "verify")
     assert bad.code == 1
     assert "BROKEN at event 4" in bad.out
+
+
+def test_missing_head_row_refuses_to_append(filled: Database) -> None:
+    from auditor.errors import AuditChainError
+    from auditor.store.models import Memory
+
+    with filled.write() as s:
+        s.execute(delete(AuditHead))
+    with pytest.raises(AuditChainError, match="head row is missing"):
+        Lifecycle(filled).add(make_record(memory_id="new"), actor="t")
+    with filled.session() as s:
+        assert s.get(Memory, "new") is None  # the transition rolled back with the event
