@@ -35,6 +35,7 @@ from auditor.importer import Importer, ImportReport
 from auditor.lifecycle import Lifecycle, audit_key
 from auditor.logging import configure_logging, scrub
 from auditor.records import KINDS, SOURCE_TYPES, STATUSES
+from auditor.rules import SEVERITY_RANK, RuleError, RulePack, load_pack, rule_summary
 from auditor.services import (
     MemoryFilter,
     count_memories,
@@ -727,6 +728,257 @@ def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
             }
 
     emit_rows(rows(), fmt, ["seq", "ts", "actor", "action", "target_ids"])
+
+
+# -- rules, scan, findings, review, eval, guard ------------------------------------------
+
+rules_option = click.option(
+    "--rules",
+    "rules_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Rule pack folder (default: MEMAUDIT_RULES_DIR or the shipped rules/).",
+)
+
+
+def _pack(c: Ctx, rules_dir: Path | None) -> RulePack:
+    return load_pack(rules_dir or c.settings.rules_dir)
+
+
+@cli.group("rules")
+def rules_group() -> None:
+    """The rule pack: list, lint and self-test the rules."""
+
+
+@rules_group.command("list")
+@rules_option
+@listing_format
+@pass_ctx
+def rules_list(c: Ctx, rules_dir: Path | None, fmt: str) -> None:
+    """List the rules of the pack."""
+    pack = _pack(c, rules_dir)
+    rows = (dict(rule_summary(r)) for r in pack.rules)
+    emit_rows(rows, fmt, ["id", "status", "category", "severity", "detector", "action", "title"])
+
+
+@rules_group.command("lint")
+@rules_option
+@pass_ctx
+def rules_lint(c: Ctx, rules_dir: Path | None) -> None:
+    """Validate every rule (schema, ids, file names, detector params); exit 2 on a problem."""
+    pack = _pack(c, rules_dir)
+    from auditor.engine import Engine
+
+    for rule in pack.rules:
+        try:
+            Engine([rule])
+        except (ValueError, TypeError, KeyError) as exc:
+            raise RuleError(f"{rule.where}: params: {exc}") from None
+    click.echo(f"{len(pack.rules)} rules OK in {pack.root} (pack sha256 {pack.sha256[:16]})")
+
+
+@rules_group.command("test")
+@rules_option
+@click.argument("rule_ids", nargs=-1)
+@pass_ctx
+def rules_test(c: Ctx, rules_dir: Path | None, rule_ids: tuple[str, ...]) -> None:
+    """Run the rules' own flag / pass / known_miss cases (exit 1 if one fails)."""
+    from auditor.engine import run_rule_tests
+
+    pack = _pack(c, rules_dir)
+    results = run_rule_tests(pack, c.settings, list(rule_ids) or None)
+    failed = [r for r in results if not r.ok]
+    misses = [r for r in results if r.kind == "known_miss"]
+    for r in failed:
+        verb = "did not fire" if r.kind == "flag" else "fired"
+        extra = f" ({r.note})" if r.note else ""
+        click.echo(f"FAIL {r.rule_id} {r.kind}[{r.index}] {verb}{extra}  [{r.where}]")
+    for r in misses:
+        if r.caught:
+            click.echo(f"note {r.rule_id} known_miss[{r.index}] is now caught: promote it")
+    passed = sum(1 for r in results if r.ok and r.kind != "known_miss")
+    click.echo(f"{passed} passed, {len(failed)} failed ({len(misses)} known misses recorded)")
+    if failed:
+        sys.exit(ExitCode.CHECK_FAILED)
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Scan every memory, not only what changed.")
+@rules_option
+@click.option(
+    "--fail-on",
+    type=click.Choice(["low", "medium", "high", "critical"]),
+    default=None,
+    help="Exit 1 when an open finding of this severity or higher exists after the scan.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a TTY).")
+@pass_ctx
+def scan(c: Ctx, full: bool, rules_dir: Path | None, fail_on: str | None, as_json: bool,
+         progress: bool | None) -> None:
+    """Scan the store now (incremental by default) and print a summary."""
+    from auditor.judge import judge_from_settings
+    from auditor.scan import Scanner
+
+    db = c.db()
+    scanner = Scanner(db, _pack(c, rules_dir), judge=judge_from_settings(c.settings))
+    show = sys.stderr.isatty() if progress is None else progress
+    if show:
+        with Progress(TextColumn("[bold]scanning[/]"), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} memories"),
+                      TimeRemainingColumn(), console=err_console, transient=True) as bar:
+            task = bar.add_task("scan", total=None)
+            summary = scanner.run(full=full, progress=lambda n: bar.advance(task, n),
+                                  total=lambda n: bar.update(task, total=n))
+    else:
+        summary = scanner.run(full=full)
+    data = summary.as_dict()
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        for err in summary.errors[:10]:
+            err_console.print(f"[yellow]detector error[/] rules {', '.join(err['rules'])}: "
+                              f"{err['error']}", highlight=False)
+        opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
+        acts = ", ".join(f"{n} {a}" for a, n in summary.actions.items()) or "none"
+        click.echo(
+            f"scan {summary.run_id} ({summary.mode}): {summary.memories_scanned} memories of "
+            f"{summary.subjects_scanned} subjects, {summary.findings_new} new findings, "
+            f"{summary.findings_seen} still present, {summary.findings_resolved} resolved, "
+            f"{summary.findings_allowed} allowed by consent; actions: {acts}; "
+            f"{summary.error_count} detector errors; {summary.duration_s:.1f}s. "
+            f"Open findings: {opened}"
+        )
+    if fail_on is not None:
+        floor = SEVERITY_RANK[fail_on]
+        if any(SEVERITY_RANK.get(s, 0) >= floor and n for s, n in summary.open_by_severity.items()):
+            sys.exit(ExitCode.CHECK_FAILED)
+
+
+_FINDING_COLUMNS = ["finding_id", "rule_id", "category", "severity", "status", "memory_ids"]
+
+
+@cli.command()
+@click.option("--status", default="open", show_default=True,
+              type=click.Choice(["open", "acknowledged", "resolved", "dismissed", "suppressed",
+                                 "all"]))
+@click.option("--category", default=None, help="injection, sensitive, secret, ...")
+@click.option("--rule", "rule_id", default=None, help="Only this rule id.")
+@click.option("--subject", default=None, help="Only findings about this subject's memories.")
+@click.option("--severity", default=None, type=click.Choice(["low", "medium", "high", "critical"]))
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).")
+@listing_format
+@pass_ctx
+def findings(c: Ctx, status: str, category: str | None, rule_id: str | None,
+             subject: str | None, severity: str | None, limit: int | None, fmt: str) -> None:
+    """List findings (newest first); evidence is always redacted."""
+    from auditor.findings import FindingFilter, iter_findings
+
+    flt = FindingFilter(status=None if status == "all" else status, category=category,
+                        rule_id=rule_id, subject=subject, severity=severity)
+    if fmt == "table" and limit is None:
+        limit = TABLE_DEFAULT_LIMIT
+    emit_rows(iter_findings(c.db(), flt, limit=limit), fmt, _FINDING_COLUMNS)
+
+
+@cli.command()
+@click.argument("finding_id")
+@click.option("--acknowledge", "action", flag_value="acknowledge", help="Seen; being worked on.")
+@click.option("--resolve", "action", flag_value="resolve", help="Fixed.")
+@click.option("--dismiss", "action", flag_value="dismiss", help="Not a problem (false positive).")
+@click.option("--suppress", "action", flag_value="suppress", help="Allowed; keep quiet about it.")
+@click.option("--reopen", "action", flag_value="reopen")
+@click.option("--quarantine", "action", flag_value="quarantine",
+              help="Quarantine the memories, resolve the finding.")
+@click.option("--delete", "action", flag_value="delete",
+              help="Soft-delete the memories, resolve the finding.")
+@click.option("--restore", "action", flag_value="restore",
+              help="Undo an automatic quarantine/expiry, resolve the finding.")
+@click.option("--assign", "assignee", default=None, help="Assign the finding to a reviewer.")
+@click.option("--note", default=None, help="Why (recorded; keep personal data out).")
+@click.option("--by", "actor", required=True, help="The reviewer (audit log).")
+@pass_ctx
+def review(c: Ctx, finding_id: str, action: str | None, assignee: str | None, note: str | None,
+           actor: str) -> None:
+    """Record a reviewer's decision on a finding."""
+    from auditor.findings import review as do_review
+
+    if action is None and assignee is None:
+        raise InputError("give one action: --acknowledge, --resolve, --dismiss, --suppress, "
+                         "--reopen, --quarantine, --delete, --restore or --assign WHO")
+    result = do_review(c.db(), finding_id, action or "assign", actor=actor, note=note,
+                       assignee=assignee)
+    click.echo(f"finding {finding_id}: {result['status']}"
+               + (f", assigned to {result['assignee']}" if result["assignee"] else ""))
+
+
+@cli.command("eval")
+@click.argument("corpora", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@rules_option
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@click.option("--show", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many misses and false alarms to list per label.")
+@pass_ctx
+def eval_(c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bool,
+          show: int) -> None:
+    """Precision / recall / F1 of the rule pack on labelled corpora (shared/eval format)."""
+    from auditor.engine import Engine
+    from auditor.evaluate import evaluate_corpus
+
+    pack = _pack(c, rules_dir)
+    engine = Engine(pack.active())
+    reports = [evaluate_corpus(path, engine, c.settings) for path in corpora]
+    if as_json:
+        click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
+        return
+    table = Table(show_edge=False)
+    for col in ("corpus", "label", "pos", "neg", "precision", "recall", "F1", "false alarms",
+                "memories/s"):
+        table.add_column(col, justify="left" if col in ("corpus", "label") else "right")
+    for rep in reports:
+        rate = rep.memories / rep.seconds if rep.seconds else 0.0
+        for sc in rep.scores:
+            table.add_row(rep.corpus, sc.label, str(sc.positives), str(sc.negatives),
+                          f"{sc.precision:.3f}", f"{sc.recall:.3f}", f"{sc.f1:.3f}",
+                          f"{sc.false_alarm_rate:.1%}", f"{rate:,.0f}")
+    out_console.print(table)
+    for rep in reports:
+        for sc in rep.scores:
+            if show and sc.misses:
+                click.echo(f"{rep.corpus} {sc.label} misses ({len(sc.misses)}): "
+                           + ", ".join(sc.misses[:show]))
+            if show and sc.false_alarms:
+                click.echo(f"{rep.corpus} {sc.label} false alarms ({len(sc.false_alarms)}): "
+                           + ", ".join(sc.false_alarms[:show]))
+        if rep.errors:
+            err_console.print(f"{rep.corpus}: {rep.errors} detector errors")
+
+
+@cli.command()
+@_record_options
+@rules_option
+@click.option("--consent", "consents", multiple=True,
+              help="A special category the subject opted in to (repeatable).")
+@pass_ctx
+def guard(c: Ctx, rules_dir: Path | None, consents: tuple[str, ...], **fields: Any) -> None:
+    """Judge one candidate memory before it is stored: allow, quarantine or reject.
+
+    Prints the verdict as JSON; exits 0 for allow, 1 for quarantine or reject.
+    """
+    from auditor.guard import WriteGuard
+
+    fields.setdefault("subject", None)
+    if fields.get("subject") is None and fields.get("record_file") is None:
+        fields["subject"] = "user:candidate"
+    record = _build_record(**fields)
+    verdict = WriteGuard(_pack(c, rules_dir), c.settings).check(
+        record, consents=frozenset(consents)
+    )
+    click.echo(json.dumps(verdict.as_dict(), ensure_ascii=False, indent=2))
+    if verdict.decision != "allow":
+        sys.exit(ExitCode.CHECK_FAILED)
 
 
 # -- entry point -----------------------------------------------------------------------

@@ -113,6 +113,9 @@ class Settings(BaseSettings):
         description="Optional key: audit events are chained with HMAC-SHA256 instead of SHA-256, "
         "so the chain cannot be rebuilt without it. Env or secret file only.",
     )
+    rules_dir: Path | None = Field(
+        None, description="The rule pack's folder (default: the rules/ folder shipped with memaudit)."
+    )
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for the write lock."
     )

@@ -489,7 +489,11 @@ def record_access(session: Session, memory_id: str) -> int:
     result = session.execute(
         update(Memory)
         .where(Memory.memory_id == memory_id)
-        .values(access_count=Memory.access_count + 1, last_accessed_at=utcnow())
+        .values(
+            access_count=Memory.access_count + 1,
+            last_accessed_at=utcnow(),
+            changed_at=Memory.changed_at,  # an access is not a change worth re-scanning
+        )
         .returning(Memory.access_count)
         .execution_options(synchronize_session=False)
     ).first()

@@ -9,9 +9,12 @@ import itertools
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["make_record", "write_jsonl"]
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+
+__all__ = ["SameFactDetector", "make_record", "write_jsonl"]
 
 _counter = itertools.count(1)
 
@@ -53,3 +56,32 @@ def write_jsonl(path: Path, records: Iterable[dict[str, Any] | str | bytes]) -> 
             else:
                 fh.write(json.dumps(item, ensure_ascii=False).encode("utf-8") + b"\n")
     return Path(path)
+
+
+class SameFactDetector(Detector):
+    """A subject-scope test detector: pairs of memories with the same content hash.
+
+    Register it in a test with
+    ``monkeypatch.setitem(DETECTORS, "same_fact", "auditor.testing:SameFactDetector")``.
+    ``calls`` counts the memories it was shown (to check what a scan re-evaluates).
+    """
+
+    name = "same_fact"
+    scope = "subject"
+    calls: list[str] = []
+
+    def analyze_group(
+        self, memories: Sequence[MemoryView], ctx: DetectContext
+    ) -> list[Detection]:
+        """One detection per pair of memories with equal content hashes (older first)."""
+        SameFactDetector.calls.extend(m.memory_id for m in memories)
+        seen: dict[str, MemoryView] = {}
+        out: list[Detection] = []
+        for m in sorted(memories, key=lambda v: v.memory_id):
+            first = seen.get(m.content_hash)
+            if first is None:
+                seen[m.content_hash] = m
+                continue
+            out.append(Detection((first.memory_id, m.memory_id), self.name, "same_fact", 1.0,
+                                 "two memories say the same thing"))
+        return out

@@ -153,6 +153,9 @@ class Memory(Base):
     )
     extra: Mapped[dict[str, Any]] = mapped_column(default=dict)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    #: When memaudit last wrote the row (insert, import update, lifecycle): the watermark of
+    #: incremental scans. ``updated_at`` is the source's own time and cannot serve.
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow, index=True)
 
     __mapper_args__ = {"version_id_col": version}
     __table_args__ = (Index(None, "subject", "status"),)

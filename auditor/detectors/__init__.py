@@ -1,0 +1,72 @@
+"""Detector registry: an explicit table of names to classes, imported on first use.
+
+``build(name, params)`` returns a detector instance; equal (name, params) pairs share one
+instance, so heavy engines (Presidio, detect-secrets) are built once per process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+
+__all__ = [
+    "DETECTORS",
+    "DetectContext",
+    "Detection",
+    "Detector",
+    "MemoryView",
+    "Span",
+    "build",
+    "detector_class",
+]
+
+#: detector name -> "module:class"
+DETECTORS: dict[str, str] = {
+    "injection": "auditor.detectors.injection:InjectionDetector",
+    "pii": "auditor.detectors.pii:PiiDetector",
+    "special_category": "auditor.detectors.special_categories:SpecialCategoryDetector",
+    "secrets": "auditor.detectors.secrets:SecretsDetector",
+    "expiry": "auditor.detectors.expiry:ExpiryDetector",
+    "hygiene": "auditor.detectors.hygiene:HygieneDetector",
+    "chains": "auditor.detectors.chains:ChainDetector",
+    "duplicates": "auditor.detectors.duplicates:DuplicateDetector",
+    "contradiction": "auditor.detectors.contradiction:ContradictionDetector",
+    "handover": "auditor.detectors.handover:HandoverDetector",
+    "keyword": "auditor.detectors.keyword:KeywordDetector",
+}
+
+_cache: dict[str, Detector] = {}
+_lock = threading.Lock()
+
+
+def detector_class(name: str) -> type[Detector]:
+    """The class registered under ``name``.
+
+    Raises:
+        KeyError: no such detector.
+    """
+    target = DETECTORS[name]
+    module_name, _, class_name = target.partition(":")
+    cls: type[Detector] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def build(name: str, params: Mapping[str, Any] | None = None) -> Detector:
+    """A (shared) detector instance for ``name`` and ``params``.
+
+    Raises:
+        KeyError: unknown detector.
+        ValueError: invalid params (the message names the parameter).
+    """
+    key = name + "\0" + json.dumps(params or {}, sort_keys=True, default=str)
+    with _lock:
+        found = _cache.get(key)
+        if found is None:
+            found = detector_class(name)(params or {})
+            _cache[key] = found
+        return found

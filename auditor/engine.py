@@ -1,0 +1,259 @@
+"""The in-memory rule engine: rules x detectors over memory views, no database.
+
+Shared by the scan engine (:mod:`auditor.scan`), the write guard (:mod:`auditor.guard`),
+``memaudit eval`` and the rules' own test cases. Rules that use the same detector with the
+same params share one detector call per memory. A detector that crashes on one memory is
+recorded as an :class:`EngineError` for that memory and rule group, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from auditor.config import Settings
+from auditor.detectors import build
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+from auditor.logging import scrub
+from auditor.records import parse_record
+from auditor.rules import Rule, RulePack
+
+__all__ = [
+    "CaseResult",
+    "Engine",
+    "EngineError",
+    "Hit",
+    "case_views",
+    "run_rule_tests",
+]
+
+TIER_SOURCE = {
+    "system": "system",
+    "user": "explicit_statement",
+    "agent": "inferred",
+    "external": "external_content",
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule reporting one detection."""
+
+    rule: Rule
+    detection: Detection
+
+
+@dataclass(frozen=True)
+class EngineError:
+    """A detector that crashed on some memories; the message is scrubbed of personal data."""
+
+    rule_ids: tuple[str, ...]
+    memory_ids: tuple[str, ...]
+    error: str
+
+
+@dataclass
+class _Group:
+    detector: Detector
+    rules: list[Rule] = field(default_factory=list)
+
+
+def _applies(rule: Rule, m: MemoryView) -> bool:
+    return rule.applies(m.trust_tier, m.category, m.kind, m.status)
+
+
+class Engine:
+    """Runs a set of rules over memories.
+
+    Args:
+        rules: the rules to run (usually ``pack.active()``).
+    """
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules = list(rules)
+        groups: dict[str, _Group] = {}
+        for rule in self.rules:
+            key = rule.detector + "\0" + json.dumps(rule.params, sort_keys=True, default=str)
+            if key not in groups:
+                groups[key] = _Group(build(rule.detector, rule.params))
+            groups[key].rules.append(rule)
+        self.memory_groups = [g for g in groups.values() if g.detector.scope == "memory"]
+        self.subject_groups = [g for g in groups.values() if g.detector.scope == "subject"]
+
+    @classmethod
+    def from_pack(cls, pack: RulePack) -> Engine:
+        """An engine over the pack's active rules."""
+        return cls(pack.active())
+
+    def run_memory(
+        self, m: MemoryView, ctx: DetectContext
+    ) -> tuple[list[Hit], list[EngineError]]:
+        """Per-memory rules on one memory."""
+        hits: list[Hit] = []
+        errors: list[EngineError] = []
+        for group in self.memory_groups:
+            rules = [r for r in group.rules if _applies(r, m)]
+            if not rules:
+                continue
+            try:
+                detections = group.detector.analyze(m, ctx)
+            except Exception as exc:  # noqa: BLE001 - one memory must not stop a scan
+                errors.append(_error(rules, (m.memory_id,), exc))
+                continue
+            for d in detections:
+                hits.extend(Hit(r, d) for r in rules if r.selects(d.entity, d.score))
+        return hits, errors
+
+    def run_subject(
+        self, memories: Sequence[MemoryView], ctx: DetectContext
+    ) -> tuple[list[Hit], list[EngineError]]:
+        """Per-subject rules on the memories of one subject."""
+        hits: list[Hit] = []
+        errors: list[EngineError] = []
+        if not memories:
+            return hits, errors
+        for group in self.subject_groups:
+            usable = [m for m in memories if any(_applies(r, m) for r in group.rules)]
+            if not usable:
+                continue
+            by_id = {m.memory_id: m for m in usable}
+            try:
+                detections = group.detector.analyze_group(usable, ctx)
+            except Exception as exc:  # noqa: BLE001 - one subject must not stop a scan
+                errors.append(_error(group.rules, tuple(by_id), exc))
+                continue
+            for d in detections:
+                involved = [by_id[i] for i in d.memory_ids if i in by_id]
+                for r in group.rules:
+                    if r.selects(d.entity, d.score) and all(_applies(r, m) for m in involved):
+                        hits.append(Hit(r, d))
+        return hits, errors
+
+    def run(
+        self, memories: Iterable[MemoryView], ctx: DetectContext
+    ) -> tuple[list[Hit], list[EngineError]]:
+        """Every rule over a set of memories (grouped by subject for subject rules)."""
+        hits: list[Hit] = []
+        errors: list[EngineError] = []
+        by_subject: dict[str, list[MemoryView]] = {}
+        for m in memories:
+            h, e = self.run_memory(m, ctx)
+            hits += h
+            errors += e
+            by_subject.setdefault(m.subject, []).append(m)
+        if self.subject_groups:
+            for group in by_subject.values():
+                h, e = self.run_subject(group, ctx)
+                hits += h
+                errors += e
+        return hits, errors
+
+
+def _error(rules: Sequence[Rule], memory_ids: tuple[str, ...], exc: BaseException) -> EngineError:
+    message = scrub(f"{type(exc).__name__}: {exc}")[:300]
+    return EngineError(tuple(r.id for r in rules), memory_ids, message)
+
+
+# -- rule test cases -------------------------------------------------------------------
+
+
+def _case_memory(rule: Rule, case: Any, n: int, settings: Settings) -> MemoryView:
+    tier = rule.applies_to.tiers[0] if rule.applies_to.tiers else "external"
+    base: dict[str, Any] = {
+        "memory_id": f"case_{n}",
+        "subject": "user:rule-test",
+        "category": rule.applies_to.categories[0] if rule.applies_to.categories else "note",
+        "kind": rule.applies_to.kinds[0] if rule.applies_to.kinds else "semantic",
+        "source": {"type": TIER_SOURCE[tier]},
+        "created_at": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
+    }
+    if isinstance(case, str):
+        base["fact"] = case
+    elif isinstance(case, Mapping):
+        base.update(case)
+    else:
+        raise ValueError(f"{rule.where}: a test case is a string or a mapping")
+    record = parse_record(base, f"{rule.where} test case", settings)
+    return MemoryView.from_record(record, settings)
+
+
+def case_views(rule: Rule, case: Any, settings: Settings) -> list[MemoryView]:
+    """The memories of one test case: a fact, a memory mapping, or ``{memories: [...]}``."""
+    if isinstance(case, Mapping) and "memories" in case:
+        return [
+            _case_memory(rule, item, i, settings) for i, item in enumerate(case["memories"])
+        ]
+    return [_case_memory(rule, case, 0, settings)]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One test case's outcome."""
+
+    rule_id: str
+    where: str
+    kind: str  # flag | pass | known_miss
+    index: int
+    ok: bool
+    caught: bool
+    note: str = ""
+
+
+def _case_now(case: Any) -> datetime:
+    if isinstance(case, Mapping) and "now" in case:
+        return datetime.fromisoformat(str(case["now"]).replace("Z", "+00:00"))
+    return datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def run_rule_tests(
+    pack: RulePack, settings: Settings, rule_ids: Sequence[str] | None = None
+) -> list[CaseResult]:
+    """Run every rule's own test cases against that rule alone.
+
+    ``flag`` cases must fire, ``pass`` cases must not; ``known_miss`` cases are reported
+    (``caught`` says whether the rule now catches one, time to promote it) and never fail.
+    A case may carry ``now`` (the scan time) and ``consents`` (categories the subject opted
+    in to).
+    """
+    results: list[CaseResult] = []
+    for rule in pack.rules:
+        if rule_ids and rule.id not in rule_ids:
+            continue
+        engine = Engine([rule])
+        for kind, cases in (
+            ("flag", rule.tests.flag),
+            ("pass", rule.tests.pass_),
+            ("known_miss", rule.tests.known_miss),
+        ):
+            for i, case in enumerate(cases):
+                try:
+                    views = case_views(rule, _strip_case_keys(case), settings)
+                except Exception as exc:  # noqa: BLE001 - a broken case is a failed case
+                    results.append(CaseResult(rule.id, rule.where, kind, i, False, False,
+                                              f"invalid case: {exc}"))
+                    continue
+                consents = (
+                    {views[0].subject: frozenset(case.get("consents", []))}
+                    if isinstance(case, Mapping)
+                    else {}
+                )
+                ctx = DetectContext(now=_case_now(case), settings=settings, consents=consents)
+                hits, errors = engine.run(views, ctx)
+                caught = any(h.rule.id == rule.id for h in hits)
+                if errors:
+                    results.append(CaseResult(rule.id, rule.where, kind, i, False, caught,
+                                              f"detector error: {errors[0].error}"))
+                    continue
+                ok = caught if kind == "flag" else (not caught if kind == "pass" else True)
+                note = "now caught: promote it to flag" if kind == "known_miss" and caught else ""
+                results.append(CaseResult(rule.id, rule.where, kind, i, ok, caught, note))
+    return results
+
+
+def _strip_case_keys(case: Any) -> Any:
+    if isinstance(case, Mapping):
+        return {k: v for k, v in case.items() if k not in ("now", "consents")}
+    return case

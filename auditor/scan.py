@@ -1,0 +1,493 @@
+"""The scan engine: select -> detect -> dedupe findings -> act -> record.
+
+* **Incremental** by default: memories memaudit wrote since the last scan's watermark
+  (``changed_at``), memories whose ``expires_at`` passed since then, and, for rules that
+  compare memories of a subject (contradictions, duplicates, chains), every memory of each
+  subject that has a changed memory. **Full** on demand, and automatically when the rule
+  pack changed since the last scan (its hash is part of the watermark).
+* Findings are deduplicated by fingerprint across runs: a re-scan of an unchanged store
+  creates nothing. A finding whose memory changed or no longer triggers the rule is
+  resolved automatically (with an audit event); a finding a reviewer dismissed stays
+  dismissed.
+* Automatic actions (quarantine, expire, supersede) go through the lifecycle module, in the
+  same transaction as the finding that caused them, so they are applied exactly once.
+* Every scan is recorded: counts per rule, errors (a detector crashing on one memory is an
+  error for that memory and rule; the scan goes on), rule-pack hash, duration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session, selectinload
+from ulid import ULID
+
+from auditor import audit_log, lifecycle
+from auditor.detectors.base import DetectContext, Detection, MemoryView
+from auditor.engine import Engine, EngineError, Hit
+from auditor.errors import LifecycleError
+from auditor.findings import evidence_for, fingerprint
+from auditor.rules import SEVERITY_RANK, Rule, RulePack
+from auditor.store.db import Database
+from auditor.store.models import (
+    Consent,
+    Finding,
+    FindingMemory,
+    FindingStatus,
+    Memory,
+    ScanRun,
+    SourceWatermark,
+)
+from auditor.store.types import utcnow
+
+__all__ = ["ScanSummary", "Scanner"]
+
+log = structlog.get_logger(__name__)
+
+WATERMARK = "scan"
+ACTOR = "memaudit-scan"
+SUBJECT_BATCH = 200
+MAX_ERRORS_KEPT = 200
+_MASKED_CATEGORIES = frozenset({"sensitive", "secret"})
+_OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class ScanSummary:
+    """What one scan did."""
+
+    run_id: int
+    mode: str
+    rule_pack_hash: str
+    memories_scanned: int = 0
+    subjects_scanned: int = 0
+    findings_new: int = 0
+    findings_seen: int = 0
+    findings_reopened: int = 0
+    findings_resolved: int = 0
+    findings_allowed: int = 0
+    actions: dict[str, int] = field(default_factory=dict)
+    action_errors: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    error_count: int = 0
+    by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+    open_by_severity: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+    complete: bool = False
+
+    def count(self, rule_id: str, what: str) -> None:
+        """Count one event of ``what`` (new, seen, resolved) for a rule."""
+        per = self.by_rule.setdefault(rule_id, {})
+        per[what] = per.get(what, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "complete": self.complete,
+            "rule_pack_hash": self.rule_pack_hash,
+            "memories_scanned": self.memories_scanned,
+            "subjects_scanned": self.subjects_scanned,
+            "findings_new": self.findings_new,
+            "findings_seen": self.findings_seen,
+            "findings_reopened": self.findings_reopened,
+            "findings_resolved": self.findings_resolved,
+            "findings_allowed_by_consent": self.findings_allowed,
+            "actions": self.actions,
+            "action_errors": self.action_errors,
+            "errors": self.errors,
+            "error_count": self.error_count,
+            "by_rule": self.by_rule,
+            "open_by_severity": self.open_by_severity,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+
+@dataclass
+class _Selection:
+    full: bool
+    since: datetime | None
+    now: datetime
+
+
+class Scanner:
+    """Scans one store with one rule pack.
+
+    Args:
+        db: the store.
+        pack: the rule pack.
+        judge: an optional LLM judge handed to detectors.
+        now: the scan time (default: now); expiry is judged against it.
+    """
+
+    def __init__(self, db: Database, pack: RulePack, judge: Any = None,
+                 now: datetime | None = None) -> None:
+        self.db = db
+        self.settings = db.settings
+        self.pack = pack
+        self.rules = pack.active()
+        self.engine = Engine(self.rules)
+        self.rules_by_id = {r.id: r for r in self.rules}
+        self.subject_rule_ids = frozenset(
+            r.id for g in self.engine.subject_groups for r in g.rules
+        )
+        self.judge = judge
+        self.now = now
+
+    # -- public ---------------------------------------------------------------------------
+
+    def run(self, *, full: bool = False, progress: Progress | None = None,
+            total: Callable[[int], None] | None = None) -> ScanSummary:
+        """Run one scan.
+
+        Args:
+            full: scan every memory, not only what changed.
+            progress: called with the number of memories done after each batch.
+            total: called once with the number of memories to scan (for a progress bar).
+        """
+        started = time.perf_counter()
+        now = self.now or utcnow()
+        selection = self._selection(full, now)
+        mode = "full" if selection.full else "incremental"
+        with self.db.write() as session:
+            run = ScanRun(mode=mode, rule_pack_hash=self.pack.sha256, started_at=now)
+            session.add(run)
+            session.flush()
+            run_id = run.id
+        summary = ScanSummary(run_id, mode, self.pack.sha256)
+        log.info("scan_started", run_id=run_id, mode=mode, rules=len(self.rules))
+        status = "failed"
+        try:
+            subjects = self._subjects(selection)
+            if total is not None:
+                total(self._count(selection))
+            for start in range(0, len(subjects), SUBJECT_BATCH):
+                batch = subjects[start : start + SUBJECT_BATCH]
+                done = self._scan_subjects(run_id, batch, selection, summary)
+                if progress is not None:
+                    progress(done)
+            summary.complete = True
+            status = "completed"
+        finally:
+            summary.duration_s = time.perf_counter() - started
+            self._finish(run_id, status, summary, now)
+            log.info("scan_finished", run_id=run_id, mode=mode, status=status,
+                     memories=summary.memories_scanned, new=summary.findings_new,
+                     resolved=summary.findings_resolved, errors=summary.error_count,
+                     duration_s=round(summary.duration_s, 3))
+        return summary
+
+    # -- selection ------------------------------------------------------------------------
+
+    def _selection(self, full: bool, now: datetime) -> _Selection:
+        with self.db.session() as session:
+            mark = session.get(SourceWatermark, WATERMARK)
+        if full or mark is None or mark.details.get("rule_pack_hash") != self.pack.sha256:
+            return _Selection(True, None, now)
+        since = datetime.fromisoformat(str(mark.position))
+        return _Selection(False, since, now)
+
+    def _changed_filter(self, sel: _Selection) -> Any:
+        assert sel.since is not None
+        return or_(
+            Memory.changed_at > sel.since,
+            (Memory.expires_at > sel.since) & (Memory.expires_at <= sel.now),
+        )
+
+    def _subjects(self, sel: _Selection) -> list[str]:
+        with self.db.session() as session:
+            q = select(Memory.subject).distinct().order_by(Memory.subject)
+            if not sel.full:
+                q = q.where(self._changed_filter(sel))
+            return list(session.scalars(q))
+
+    def _count(self, sel: _Selection) -> int:
+        with self.db.session() as session:
+            q = select(func.count()).select_from(Memory)
+            if not sel.full:
+                q = q.where(self._changed_filter(sel))
+            return int(session.scalar(q) or 0)
+
+    # -- one batch of subjects -------------------------------------------------------------
+
+    def _scan_subjects(self, run_id: int, subjects: Sequence[str], sel: _Selection,
+                       summary: ScanSummary) -> int:
+        with self.db.session() as session:
+            memories = list(session.scalars(
+                select(Memory).where(Memory.subject.in_(subjects))
+                .order_by(Memory.subject, Memory.memory_id)
+            ))
+            changed_ids: set[str] | None = None
+            if not sel.full:
+                changed_ids = set(session.scalars(
+                    select(Memory.memory_id).where(
+                        Memory.subject.in_(subjects), self._changed_filter(sel)
+                    )
+                ))
+            consents = _consents(session, subjects, sel.now)
+        views = {m.memory_id: MemoryView.from_model(m) for m in memories}
+        by_subject: dict[str, list[MemoryView]] = defaultdict(list)
+        for v in views.values():
+            by_subject[v.subject].append(v)
+        ctx = DetectContext(now=sel.now, settings=self.settings, consents=consents,
+                            lookup=self._lookup, judge=self.judge)
+        hits: list[Hit] = []
+        errors: list[EngineError] = []
+        evaluated: set[str] = set()
+        for subject, group in by_subject.items():
+            for v in group:
+                if changed_ids is None or v.memory_id in changed_ids:
+                    h, e = self.engine.run_memory(v, ctx)
+                    hits += h
+                    errors += e
+                    evaluated.add(v.memory_id)
+            h, e = self.engine.run_subject(group, ctx)
+            hits += h
+            errors += e
+        summary.memories_scanned += len(evaluated)
+        summary.subjects_scanned += len(by_subject)
+        for err in errors:
+            summary.error_count += 1
+            if len(summary.errors) < MAX_ERRORS_KEPT:
+                summary.errors.append({"rules": list(err.rule_ids),
+                                       "memories": list(err.memory_ids)[:20],
+                                       "error": err.error})
+        self._record(run_id, hits, views, evaluated, set(views), sel.now, summary)
+        return len(evaluated)
+
+    def _lookup(self, memory_id: str) -> MemoryView | None:
+        with self.db.session() as session:
+            m = session.get(Memory, memory_id)
+            return MemoryView.from_model(m) if m is not None else None
+
+    # -- findings ---------------------------------------------------------------------------
+
+    def _record(self, run_id: int, hits: Sequence[Hit], views: dict[str, MemoryView],
+                evaluated_single: set[str], evaluated_subject: set[str], now: datetime,
+                summary: ScanSummary) -> None:
+        merged: dict[str, tuple[Rule, list[Detection]]] = {}
+        for h in hits:
+            ids = h.detection.memory_ids
+            fp = fingerprint(h.rule.id, ids, [views[i].content_hash if i in views else ""
+                                              for i in ids])
+            if fp in merged:
+                merged[fp][1].append(h.detection)
+            else:
+                merged[fp] = (h.rule, [h.detection])
+        key = lifecycle.audit_key(self.settings)
+        with self.db.write() as session:
+            existing = {
+                f.fingerprint: f
+                for f in _chunked_select(session, list(merged))
+            } if merged else {}
+            opened: list[str] = []
+            for fp, (rule, detections) in merged.items():
+                found = existing.get(fp)
+                if found is not None:
+                    found.last_seen = now
+                    found.scan_run_id = run_id
+                    if found.status == FindingStatus.RESOLVED.value and found.resolved_by == ACTOR:
+                        found.status = FindingStatus.OPEN.value
+                        found.resolved_by = found.resolved_at = found.resolution = None
+                        summary.findings_reopened += 1
+                        audit_log.append(session, actor=ACTOR, action="finding.reopened",
+                                         target_type="finding", target_ids=[found.finding_id],
+                                         details={"rule": rule.id, "scan_run": run_id}, key=key)
+                    summary.findings_seen += 1
+                    summary.count(rule.id, "seen")
+                    continue
+                finding = self._new_finding(session, run_id, fp, rule, detections, views, now)
+                opened.append(finding.finding_id)
+                if finding.status == FindingStatus.SUPPRESSED.value:
+                    summary.findings_allowed += 1
+                    summary.count(rule.id, "allowed")
+                else:
+                    summary.findings_new += 1
+                    summary.count(rule.id, "new")
+                    self._act(session, rule, detections[0], finding, summary)
+            for start in range(0, len(opened), 1000):
+                chunk = opened[start : start + 1000]
+                audit_log.append(session, actor=ACTOR, action="finding.opened",
+                                 target_type="finding", target_ids=chunk,
+                                 details={"scan_run": run_id, "count": len(chunk)}, key=key)
+            self._auto_resolve(session, run_id, set(merged), views, evaluated_single,
+                               evaluated_subject, now, summary)
+
+    def _new_finding(self, session: Session, run_id: int, fp: str, rule: Rule,
+                     detections: list[Detection], views: dict[str, MemoryView],
+                     now: datetime) -> Finding:
+        allowed = any(d.details.get("allowed_by_consent") for d in detections)
+        evidence = evidence_for(detections, views, mask_spans=rule.category in _MASKED_CATEGORIES)
+        finding = Finding(
+            finding_id=f"fnd_{ULID()}",
+            fingerprint=fp,
+            rule_id=rule.id,
+            category=rule.category,
+            severity=rule.severity,
+            status=FindingStatus.SUPPRESSED.value if allowed else FindingStatus.OPEN.value,
+            evidence=evidence,
+            first_seen=now,
+            last_seen=now,
+            scan_run_id=run_id,
+        )
+        if allowed:
+            finding.resolution = "allowed: the subject gave explicit consent for this category"
+            finding.resolved_by = ACTOR
+            finding.resolved_at = now
+        session.add(finding)
+        seen: set[str] = set()
+        for pos, mid in enumerate(detections[0].memory_ids):
+            if mid in seen or mid not in views:
+                continue
+            seen.add(mid)
+            session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
+        session.flush()
+        return finding
+
+    def _act(self, session: Session, rule: Rule, detection: Detection, finding: Finding,
+             summary: ScanSummary) -> None:
+        if rule.action == "flag":
+            return
+        reason = f"rule {rule.id}, finding {finding.finding_id}"
+        try:
+            with session.begin_nested():
+                if rule.action in ("quarantine", "expire"):
+                    fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
+                    for mid in dict.fromkeys(detection.memory_ids):
+                        fn(session, self.settings, mid, actor=ACTOR, reason=reason)
+                elif rule.action == "supersede":
+                    plan = detection.details.get("suggested_resolution") or {}
+                    old, new = plan.get("old"), plan.get("new")
+                    if not (old and new):
+                        raise LifecycleError("no suggested resolution to apply")
+                    lifecycle.supersede(session, self.settings, str(old), str(new),
+                                        actor=ACTOR)
+        except LifecycleError as exc:
+            summary.action_errors += 1
+            finding.evidence = {**finding.evidence,
+                                "action": {"wanted": rule.action, "applied": False,
+                                           "why": str(exc)[:300]}}
+            return
+        summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
+        finding.evidence = {**finding.evidence,
+                            "action": {"wanted": rule.action, "applied": True}}
+
+    def _auto_resolve(self, session: Session, run_id: int, seen: set[str],
+                      views: dict[str, MemoryView], evaluated_single: set[str],
+                      evaluated_subject: set[str], now: datetime, summary: ScanSummary) -> None:
+        """Resolve open findings on evaluated memories that this scan did not find again."""
+        if not evaluated_subject:
+            return
+        candidates: dict[str, Finding] = {}
+        ids = list(evaluated_subject)
+        for start in range(0, len(ids), 500):
+            for f in session.scalars(
+                select(Finding)
+                .options(selectinload(Finding.memories))
+                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
+                .where(FindingMemory.memory_id.in_(ids[start : start + 500]),
+                       Finding.status.in_(_OPEN))
+            ):
+                candidates[f.finding_id] = f
+        key = lifecycle.audit_key(self.settings)
+        resolved: list[str] = []
+        for f in candidates.values():
+            if f.fingerprint in seen:
+                continue
+            rule = self.rules_by_id.get(f.rule_id)
+            if rule is None:
+                continue  # rule removed or deprecated: leave the finding for a reviewer
+            mids = [link.memory_id for link in f.memories]
+            scope = evaluated_subject if rule.id in self.subject_rule_ids else evaluated_single
+            if not all(m in scope for m in mids):
+                continue
+            hashes = (f.evidence or {}).get("content_hashes", {})
+            changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
+            in_scope = all(
+                rule.applies(views[m].trust_tier, views[m].category, views[m].kind,
+                             views[m].status)
+                for m in mids if m in views
+            )
+            if not (changed or in_scope):
+                continue  # e.g. quarantined by an action: stays open for a reviewer
+            f.status = FindingStatus.RESOLVED.value
+            f.resolved_by = ACTOR
+            f.resolved_at = now
+            f.resolution = ("memory changed; the rule no longer fires" if changed
+                            else "the rule no longer fires on this memory")
+            resolved.append(f.finding_id)
+            summary.findings_resolved += 1
+            summary.count(f.rule_id, "resolved")
+        for start in range(0, len(resolved), 1000):
+            chunk = resolved[start : start + 1000]
+            audit_log.append(session, actor=ACTOR, action="finding.auto_resolved",
+                             target_type="finding", target_ids=chunk,
+                             details={"scan_run": run_id, "count": len(chunk)}, key=key)
+
+    # -- end of scan ----------------------------------------------------------------------
+
+    def _finish(self, run_id: int, status: str, summary: ScanSummary, now: datetime) -> None:
+        with self.db.write() as session:
+            rows = session.execute(
+                select(Finding.severity, func.count()).where(Finding.status.in_(_OPEN))
+                .group_by(Finding.severity)
+            ).all()
+            summary.open_by_severity = {
+                s: int(n) for s, n in sorted(rows, key=lambda r: -SEVERITY_RANK.get(r[0], 0))
+            }
+            run = session.get(ScanRun, run_id)
+            if run is not None:
+                data = summary.as_dict()
+                run.status = status
+                run.finished_at = utcnow()
+                run.duration_s = summary.duration_s
+                run.counts = {k: data[k] for k in (
+                    "memories_scanned", "subjects_scanned", "findings_new", "findings_seen",
+                    "findings_reopened", "findings_resolved", "findings_allowed_by_consent",
+                    "actions", "action_errors", "by_rule", "open_by_severity", "error_count",
+                )}
+                run.errors = {"first": summary.errors[:50], "total": summary.error_count}
+            if status == "completed":
+                mark = session.get(SourceWatermark, WATERMARK)
+                if mark is None:
+                    mark = SourceWatermark(name=WATERMARK)
+                    session.add(mark)
+                mark.position = now.isoformat()
+                mark.updated_at = utcnow()
+                mark.details = {"rule_pack_hash": self.pack.sha256, "scan_run": run_id}
+            audit_log.append(session, actor=ACTOR, action="scan.finished", target_type="scan",
+                             target_ids=[str(run_id)],
+                             details={"mode": summary.mode, "status": status,
+                                      "new": summary.findings_new,
+                                      "resolved": summary.findings_resolved,
+                                      "rule_pack_hash": self.pack.sha256},
+                             key=lifecycle.audit_key(self.settings))
+
+
+def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
+    for start in range(0, len(fingerprints), 500):
+        yield from session.scalars(
+            select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + 500]))
+        )
+
+
+def _consents(session: Session, subjects: Iterable[str], now: datetime) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for subject, category, revoked in session.execute(
+        select(Consent.subject, Consent.category, Consent.revoked_at).where(
+            Consent.subject.in_(list(subjects))
+        )
+    ):
+        if revoked is None or revoked > now:
+            out[subject].add(category)
+    return {k: frozenset(v) for k, v in out.items()}
