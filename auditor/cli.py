@@ -981,6 +981,73 @@ def guard(c: Ctx, rules_dir: Path | None, consents: tuple[str, ...], **fields: A
         sys.exit(ExitCode.CHECK_FAILED)
 
 
+@cli.command()
+@click.option("--memories", type=click.IntRange(min=1000), default=100_000, show_default=True,
+              help="Size of the synthetic store.")
+@rules_option
+@click.option("--bench-database-url", default=None,
+              help="Scratch store for the benchmark (default: a temporary SQLite file). "
+              "It is written to: never point it at a real store.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@pass_ctx
+def bench(c: Ctx, memories: int, rules_dir: Path | None, bench_database_url: str | None,
+          as_json: bool) -> None:
+    """Throughput benchmark: full and incremental scans beside Presidio alone, one run."""
+    from auditor.bench import as_dict, render, run_bench
+
+    result = run_bench(_pack(c, rules_dir), c.settings, memories, bench_database_url,
+                       say=lambda line: err_console.print(line, highlight=False))
+    click.echo(json.dumps(as_dict(result), indent=2) if as_json else render(result))
+
+
+def _parse_caps(values: tuple[str, ...]) -> dict[str, Any] | None:
+    from auditor.budget import SectionCap
+
+    caps: dict[str, Any] = {}
+    for value in values:
+        try:
+            section, items, chars = value.split(":")
+            caps[section] = SectionCap(max_items=int(items) if items else None,
+                                       max_chars=int(chars) if chars else None)
+        except ValueError:
+            raise InputError(
+                f"--cap {value!r}: expected SECTION:ITEMS:CHARS, e.g. correction:12:900 "
+                "(leave a number empty for no cap; SECTION * means every other section)"
+            ) from None
+    return caps or None
+
+
+@cli.command()
+@click.option("--subject", default=None, help="One subject's memories (default: the store).")
+@click.option("--namespace", default=None, help="Only this namespace.")
+@click.option("--status", default="active", show_default=True,
+              type=click.Choice([*STATUSES, "all"]))
+@click.option("--step", type=click.FloatRange(0.01, 1.0), default=0.1, show_default=True,
+              help="Budget grid step (share of the corpus's characters).")
+@click.option("--cap", "caps", multiple=True, metavar="SECTION:ITEMS:CHARS",
+              help="Per-section caps to check which one binds, e.g. correction:12:900.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_ctx
+def budget(c: Ctx, subject: str | None, namespace: str | None, status: str, step: float,
+           caps: tuple[str, ...], as_json: bool) -> None:
+    """Recall@budget of recency, frequency and de-duplication (SEEDS.md section 5)."""
+    import dataclasses
+
+    from auditor.budget import items_from_views, render, sweep
+    from auditor.detectors.base import MemoryView
+
+    flt = MemoryFilter(subject=subject, status=_status_option(status), namespace=namespace)
+    views = [MemoryView.from_model(m) for m in iter_memories(c.db(), flt)]
+    if not views:
+        raise InputError("no memories match: nothing to sweep")
+    result = sweep(items_from_views(views), step=step, caps=_parse_caps(caps))
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(result), default=str, ensure_ascii=False,
+                              indent=2))
+    else:
+        click.echo(render(result))
+
+
 # -- entry point -----------------------------------------------------------------------
 
 

@@ -93,6 +93,11 @@ class Rule(BaseModel):
     description: str = Field(min_length=3)
     author: str | None = None
     date: str | None = None
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date_as_text(cls, value: Any) -> Any:
+        return value.isoformat() if hasattr(value, "isoformat") else value
     category: Literal[
         "injection", "sensitive", "secret", "contradiction", "expired", "duplicate",
         "lifecycle", "trust",

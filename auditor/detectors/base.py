@@ -58,6 +58,7 @@ class MemoryView:
     confidence: float | None = None
     content_hash: str = ""
     origin: str | None = None
+    access_count: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -81,6 +82,7 @@ class MemoryView:
             confidence=m.confidence,
             content_hash=m.content_hash,
             origin=m.origin,
+            access_count=m.access_count,
             extra=dict(m.extra or {}),
         )
 
@@ -106,6 +108,7 @@ class MemoryView:
             confidence=rec.confidence,
             content_hash=content_hash(rec.fact),
             origin=None,
+            access_count=rec.access_count,
             extra=rec.extra_fields,
         )
 

@@ -1,0 +1,97 @@
+"""``memaudit eval`` scores the pack on a labelled corpus: per label and per pair."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from auditor.config import load_settings
+from auditor.engine import Engine
+from auditor.evaluate import evaluate_corpus
+from auditor.rules import load_pack
+from auditor.testing import make_record, write_jsonl
+
+KEYWORD = """
+id: MA-TST-020
+title: evil
+status: test
+description: test rule
+category: injection
+severity: high
+detector: keyword
+params: {terms: [evil]}
+tests: {flag: ["evil"]}
+"""
+PAIRS = """
+id: MA-TST-021
+title: same
+status: test
+description: test rule
+category: contradiction
+severity: low
+detector: same_fact
+tests: {flag: [{memories: ["a", "a"]}]}
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    rows = [
+        make_record(memory_id="p1", fact="an evil plan", subject="user:a"),
+        make_record(memory_id="p2", fact="a sneaky plan", subject="user:a"),
+        make_record(memory_id="n1", fact="evil is a word in this benign sentence",
+                    subject="user:b"),
+        make_record(memory_id="n2", fact="nothing here", subject="user:b"),
+        make_record(memory_id="ig", fact="evil but ambiguous", subject="user:b"),
+        make_record(memory_id="c1", fact="same", subject="user:c"),
+        make_record(memory_id="c2", fact="same", subject="user:c"),
+        make_record(memory_id="d1", fact="other", subject="user:d"),
+        make_record(memory_id="d2", fact="different", subject="user:d"),
+    ]
+    write_jsonl(folder / "memories.jsonl", rows)
+    (folder / "labels.json").write_text(json.dumps({
+        "memory_labels": {"p1": ["injection"], "p2": ["injection"]},
+        "contradictions": [["c1", "c2"], ["d1", "d2"]],
+        "non_contradictions": [],
+        "ignore": ["ig"],
+        "notes": {"scored_labels": ["injection"]},
+    }))
+    return folder
+
+
+def test_scores_are_computed_per_label_and_pair(corpus: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.detectors import DETECTORS
+
+    monkeypatch.setitem(DETECTORS, "same_fact", "auditor.testing:SameFactDetector")
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
+    (rules / "ma-tst-021-same.yaml").write_text(textwrap.dedent(PAIRS).lstrip())
+    report = evaluate_corpus(corpus, Engine(load_pack(rules).active()), load_settings())
+    inj, pairs = report.scores
+    # positives p1, p2; negatives n1, n2, c1, c2, d1, d2 (ig is ignored); flagged p1, n1
+    assert (inj.tp, inj.fp, inj.fn, inj.positives, inj.negatives) == (1, 1, 1, 2, 6)
+    assert (inj.precision, inj.recall) == (0.5, 0.5)
+    assert inj.false_alarm_rate == pytest.approx(1 / 6)
+    assert inj.misses == ["p2"] and inj.false_alarms == ["n1"]
+    assert (pairs.tp, pairs.fp, pairs.fn) == (1, 0, 1) and pairs.misses == ["d1+d2"]
+
+
+def test_eval_command(run_cli, corpus: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
+    r = run_cli("eval", str(corpus), "--rules", str(rules), "--json")
+    assert r.code == 0
+    score = json.loads(r.out)[0]["scores"][0]
+    assert score["label"] == "injection" and score["recall"] == 0.5
+    table = run_cli("eval", str(corpus), "--rules", str(rules))
+    assert "injection misses (1): p2" in table.out
+    missing = run_cli("eval", str(tmp_path), "--rules", str(rules))
+    assert missing.code == 2 and "not a labelled corpus" in missing.err
