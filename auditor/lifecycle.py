@@ -314,6 +314,8 @@ def supersede(
         )
     if successor is None:
         successor = _insert(session, settings, rec, old_id)
+    if inverted:  # detectors see the approval on the memory itself, not only in the audit log
+        successor.extra = {**(successor.extra or {}), "supersede_approved_by": approved_by}
     else:
         successor.supersedes = old_id
         successor.updated_at = utcnow()

@@ -144,6 +144,7 @@ def test_lower_tier_cannot_supersede_without_approval(lc: Lifecycle, db: Databas
     assert head.trust_tier == "external"
     last = events(db)[-1]
     assert last.details["tier_override"] is True and last.details["approved_by"] == "officer-kim"
+    assert lc.get("b").extra["supersede_approved_by"] == "officer-kim"  # seen by the chain audit
 
 
 def test_higher_or_equal_tier_supersedes_freely(lc: Lifecycle) -> None:

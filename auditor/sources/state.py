@@ -107,7 +107,7 @@ def _parse_item(section: str, value: Any) -> _Item:
                 f"'checked_at' must be a date string or null, got {type(checked_at).__name__}"
             )
         fact = f"{path}: {purpose}" if purpose and purpose.strip() else path
-        return _Item(fact, path, item_source, {"checked_at": checked_at})
+        return _Item(fact, path, item_source, {"checked_at": checked_at, "state_path": path})
 
     text = _required_text(value, "text")
     if section != "decisions":

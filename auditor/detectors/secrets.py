@@ -1,0 +1,786 @@
+"""Credentials in memory text: detect-secrets' plugins, plus what memories need on top.
+
+Most of the work is done by `detect-secrets <https://github.com/Yelp/detect-secrets>`_: its
+plugin classes (AWS, GitHub, GitLab, Slack, Stripe, JWT, private-key headers, keyword
+assignments, high-entropy strings, ...) are instantiated once per detector and their compiled
+patterns are run over the memory text in memory (no files, no git, no global settings), and
+its false-positive heuristics (:mod:`detect_secrets.filters.heuristic`: templated values,
+``$``-references, UUIDs, sequential strings, ``*_id`` variables, indirect references) are
+applied to what they find.
+
+Memories are prose more often than code, so this module adds, as data (:data:`EXTRA_PATTERNS`):
+
+* passwords stated in prose, English and Korean ("my password is hunter2", "the Wi-Fi password
+  at the cabin is ...", "pw: ...", "비밀번호는 ...", "... 를 비밀번호로 설정") and PIN codes;
+* connection strings with embedded credentials (``postgres://user:pass@host``, ADO/ODBC
+  ``Password=...;``);
+* whole PEM private-key blocks (detect-secrets only matches the ``BEGIN`` line);
+* bearer tokens and ``Authorization: Basic`` headers;
+* AWS secret access keys written unquoted (``AWS_SECRET_ACCESS_KEY=...`` from an ``env`` dump),
+  Google API keys and Anthropic API keys;
+* unquoted keyword assignments (``API_KEY=...``) when the value looks random, since a memory
+  has no file extension to tell detect-secrets which syntax to expect.
+
+Entities: a detect-secrets plugin's type in snake case (``aws_access_key``, ``github_token``,
+``secret_keyword``, ``base64_high_entropy_string``, ...) or ``password_in_text``,
+``connection_string``, ``private_key``, ``bearer_token``, ``basic_auth_credentials``,
+``google_api_key``, ``anthropic_api_key``. Spans cover the secret; reasons and details never
+contain it (only the pattern, the plugin, the keyword, the entropy and the checks passed).
+
+Params:
+    base64_limit: entropy limit of the base64 high-entropy plugin (default 4.5).
+    hex_limit: entropy limit of the hex high-entropy plugin (default 3.0).
+    disabled_plugins: detect-secrets plugins to leave out, by class name, type or entity
+        (default: the public-IP plugin: an IP address is personal data, not a credential).
+    keyword_exclude: a regex; keyword assignments on lines that match it are ignored.
+    unquoted_keywords: also report unquoted keyword assignments with a random-looking value
+        (default true).
+    extra_patterns: run :data:`EXTRA_PATTERNS` (default true).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from detect_secrets.__version__ import VERSION as detect_secrets_version
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+    HighEntropyStringsPlugin,
+)
+from detect_secrets.plugins.keyword import (
+    CONFIG_DENYLIST_REGEX_TO_GROUP,
+    DENYLIST,
+    QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+    KeywordDetector,
+)
+
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+
+__all__ = ["EXTRA_PATTERNS", "ExtraPattern", "SecretsDetector", "entity_for"]
+
+#: How a match is checked before it is reported.
+Check = Literal["none", "password", "token", "placeholder"]
+
+
+@dataclass(frozen=True)
+class ExtraPattern:
+    """A credential pattern detect-secrets lacks for memories.
+
+    Attributes:
+        id: stable pattern id (shown in details).
+        entity: what a match is reported as.
+        regex: the compiled pattern; ``group`` holds the secret.
+        group: the group that holds the secret (0: the whole match).
+        score: confidence of a match that passes its check.
+        check: ``password`` (a stated password must look like one), ``token`` (random-looking),
+            ``placeholder`` (only refuse placeholders) or ``none``.
+        priority: lower wins when two findings overlap (0 private keys ... 4 entropy).
+        gate: lower-case literals, one of which must occur in the text before the (slower)
+            regex runs.
+        requires: another regex that must also occur in the text, or None.
+    """
+
+    id: str
+    entity: str
+    regex: re.Pattern[str]
+    group: int | str
+    score: float
+    check: Check
+    priority: float
+    gate: tuple[str, ...]
+    requires: re.Pattern[str] | None = None
+
+
+_I = re.IGNORECASE
+_PEM = (
+    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----"
+    r"[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|\Z)"
+)
+#: Schemes whose URLs carry database / broker credentials.
+_DB_SCHEMES = (
+    r"postgres(?:ql)?(?:\+\w+)?|mysql(?:\+\w+)?|mariadb|mssql(?:\+\w+)?|sqlserver|oracle(?:\+\w+)?"
+    r"|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|snowflake|jdbc:[a-z0-9]+"
+    r"|sftp|ftps?|ldaps?|smtps?|imaps?"
+)
+#: English (and a few other) words for a password; "strong" ones also take "is ..." forms.
+_PW_STRONG = (
+    r"pass(?:word|phrase|code|wd)|pwd|passwort|kennwort|contrase(?:ñ|n)a|mot de passe"
+    r"|senha|wachtwoord"
+)
+_PW_WEAK = r"pw|pass|pin"
+#: What may stand between the password word and its value ("for the router", "at the cabin").
+_PW_QUALIFIER = r"(?:\s+(?:for|at|of|to|on|in|from|with)\s+[^\n.;:=\"'`]{1,40}?)?"
+#: "is", "was changed to", ... (prose) or ":" / "=" (assignments).
+_PW_PROSE_LINK = (
+    r"\s+(?:has been changed to|was changed to|changed to|is set to|set to|reset to|is now"
+    r"|is still|remains|is|was|lautet|ist|es|est|é)\s*[:=]?\s*"
+)
+_PW_ASSIGN_LINK = r"\s*(?:[:=]|=>|->)\s*"
+_PW_VALUE = r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`]{3,128})"
+_KO_PW = r"(?:비밀\s?번호|비번|패스워드|암호|핀\s?번호|PIN\s?번호)"
+
+#: Literals that gate the password patterns (lower case).
+_PW_GATE = (
+    "pass",
+    "pwd",
+    "pw",
+    "pin",
+    "kennwort",
+    "contrase",
+    "mot de passe",
+    "senha",
+    "wachtwoord",
+)
+_KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
+
+#: Patterns that detect-secrets lacks for memories (see the module docstring).
+EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
+    ExtraPattern(
+        id="pem_private_key_block",
+        entity="private_key",
+        regex=re.compile(_PEM),
+        group=0,
+        score=0.99,
+        check="none",
+        priority=0,
+        gate=("private key",),
+    ),
+    ExtraPattern(
+        id="url_credentials_db",
+        entity="connection_string",
+        regex=re.compile(
+            rf"(?<![\w+.-])(?:{_DB_SCHEMES})://[^\s:/@'\"]{{1,128}}:(?P<val>[^\s@/'\"]{{1,256}})@"
+            r"[\w.\-\[\]]+",
+            _I,
+        ),
+        group="val",
+        score=0.92,
+        check="placeholder",
+        priority=0.5,
+        gate=("://",),
+    ),
+    ExtraPattern(
+        id="ado_connection_string_password",
+        entity="connection_string",
+        regex=re.compile(
+            r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*(?P<val>[^;\"'\s]{1,128})(?=\s*(?:;|$))",
+            _I | re.M,
+        ),
+        group="val",
+        score=0.88,
+        check="placeholder",
+        priority=0.5,
+        gate=("password", "pwd"),
+        requires=re.compile(
+            r"(?:server|host|data source|database|initial catalog|uid|user id)\s*=", _I
+        ),
+    ),
+    ExtraPattern(
+        id="bearer_token",
+        entity="bearer_token",
+        regex=re.compile(r"\bbearer\s+(?P<val>[A-Za-z0-9\-._~+/]{20,}=*)", _I),
+        group="val",
+        score=0.85,
+        check="token",
+        priority=1,
+        gate=("bearer",),
+    ),
+    ExtraPattern(
+        id="authorization_basic_header",
+        entity="basic_auth_credentials",
+        regex=re.compile(
+            r"\bauthorization\s*[:=]\s*[\"']?basic\s+(?P<val>[A-Za-z0-9+/]{8,}={0,2})", _I
+        ),
+        group="val",
+        score=0.85,
+        check="placeholder",
+        priority=1,
+        gate=("basic",),
+    ),
+    ExtraPattern(
+        id="aws_secret_access_key_unquoted",
+        entity="aws_access_key",
+        regex=re.compile(
+            r"aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?[=:]\s*[\"']?"
+            r"(?P<val>[0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+=])",
+            _I,
+        ),
+        group="val",
+        score=0.9,
+        check="none",
+        priority=1,
+        gate=("aws",),
+    ),
+    ExtraPattern(
+        id="google_api_key",
+        entity="google_api_key",
+        regex=re.compile(r"(?<![\w-])AIza[0-9A-Za-z_\-]{35}(?![\w-])"),
+        group=0,
+        score=0.9,
+        check="none",
+        priority=1,
+        gate=("aiza",),
+    ),
+    ExtraPattern(
+        id="anthropic_api_key",
+        entity="anthropic_api_key",
+        regex=re.compile(r"(?<![\w-])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}"),
+        group=0,
+        score=0.95,
+        check="none",
+        priority=1,
+        gate=("sk-ant-",),
+    ),
+    ExtraPattern(
+        id="password_prose",
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_PW_STRONG})s?(?![A-Za-z]){_PW_QUALIFIER}"
+            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}){_PW_VALUE}",
+            _I,
+        ),
+        group="val",
+        score=0.82,
+        check="password",
+        priority=2,
+        gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="password_short_assignment",
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_PW_WEAK})(?![A-Za-z]){_PW_ASSIGN_LINK}{_PW_VALUE}", _I
+        ),
+        group="val",
+        score=0.75,
+        check="password",
+        priority=2,
+        gate=("pw", "pass", "pin"),
+    ),
+    ExtraPattern(
+        id="pin_code",
+        entity="password_in_text",
+        regex=re.compile(
+            r"(?<![A-Za-z])(?:PIN|PIN code|pin code|passcode)\s*(?:is|:|=)?\s*"
+            r"(?P<val>\d{4,8})(?!\d)"
+        ),
+        group="val",
+        score=0.75,
+        check="placeholder",
+        priority=2,
+        gate=("pin", "passcode"),
+    ),
+    ExtraPattern(
+        id="password_korean",
+        entity="password_in_text",
+        regex=re.compile(rf"{_KO_PW}\s*(?:는|은|가|:|=|->)?\s*[:=]?\s*(?P<val>[!-~]{{4,64}})"),
+        group="val",
+        score=0.82,
+        check="password",
+        priority=2,
+        gate=_KO_GATE,
+    ),
+    ExtraPattern(
+        id="password_korean_set_to",
+        entity="password_in_text",
+        regex=re.compile(rf"(?P<val>[!-~]{{4,64}})\s*(?:을|를|으로|로)?\s*{_KO_PW}\s*(?:으로|로)"),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=_KO_GATE,
+    ),
+)
+
+#: Words that mark a value as a placeholder, not a credential (as a whole value, or as a
+#: ``-``/``_``/``.``-separated part of it).
+PLACEHOLDER_WORDS = frozenset(
+    {
+        "your",
+        "insert",
+        "enter",
+        "replace",
+        "fake",
+        "dummy",
+        "sample",
+        "example",
+        "placeholder",
+        "redacted",
+        "changeme",
+        "todo",
+        "tbd",
+        "xxx",
+        "xxxx",
+        "null",
+        "none",
+        "undefined",
+        "empty",
+        "hidden",
+        "masked",
+        "secret",
+        "password",
+        "passwd",
+        "token",
+        "here",
+        "omitted",
+        "removed",
+    }
+)
+_PLACEHOLDER_WHOLE = re.compile(r"^(?:x+|\*+|\.+|#+|-+|_+|•+|<[^>]*>|\[[^\]]*\]|\{[^}]*\})$", _I)
+_PARTS = re.compile(r"[-_.\s]+")
+_TRAILING_PUNCT = ".,;:)]}"
+#: detect-secrets plugins left out by default (an IP address is personal data, handled by the
+#: PII rules, not a credential).
+DEFAULT_DISABLED = ("public_ip_ipv4",)
+#: Cheap gates for detect-secrets' regex plugins: lower-case literals, one of which occurs in
+#: every match of the plugin's patterns (read from detect-secrets 1.5's patterns). A plugin
+#: without an entry always runs; with another detect-secrets version no gate is used.
+PLUGIN_GATES: dict[str, tuple[str, ...]] = {
+    "AWSKeyDetector": ("a3t", "abia", "acca", "akia", "asia", "aws"),
+    "ArtifactoryDetector": ("akc", "ap"),
+    "AzureStorageKeyDetector": ("accountkey=",),
+    "BasicAuthDetector": ("://",),
+    "CloudantDetector": ("cl",),
+    "DiscordBotTokenDetector": (".",),
+    "GitHubTokenDetector": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "GitLabTokenDetector": ("gl", "gr1348941"),
+    "IbmCloudIamDetector": ("key", "pwd", "pass", "token"),
+    "IbmCosHmacDetector": ("secret",),
+    "JwtTokenDetector": ("eyj",),
+    "MailchimpDetector": ("-us",),
+    "NpmDetector": ("_authtoken=",),
+    "OpenAIDetector": ("t3blbkfj",),
+    "PrivateKeyDetector": ("begin", "putty-user-key-file-2"),
+    "PypiTokenDetector": ("pypi-",),
+    "SendGridDetector": ("sg.",),
+    "SlackDetector": ("xox", "hooks.slack.com"),
+    "SoftlayerDetector": ("softlayer", "sl"),
+    "SquareOAuthDetector": ("sq0csp-",),
+    "StripeDetector": ("k_live_",),
+    "TelegramBotTokenDetector": (":",),
+    "TwilioKeyDetector": ("ac", "sk"),
+}
+_GATES_FOR_VERSION = "1.5."
+#: Lower-case stems, one of which occurs in every keyword the keyword plugin knows.
+_KEYWORD_STEMS = ("key", "pass", "pwd", "secret", "contrase")
+#: The stems gate the keyword plugin only while they cover every keyword it knows.
+_KEYWORD_GATE_OK = all(any(s in k for s in _KEYWORD_STEMS) for k in DENYLIST)
+_DS_SOURCE = "detect-secrets"
+_OWN_SOURCE = "memaudit"
+_WS = re.compile(r"\s")
+_LEFT_EDGE = " \t\r\n\"'`=:,;"
+_RIGHT_EDGE = " \t\r\n\"'`,;"
+#: A capture group shorter than this, or one that starts the match (a prefix alternative such
+#: as ``(ghp|gho)_``), is not taken as the secret: the whole match is.
+_MIN_SECRET_GROUP = 8
+
+
+def entity_for(secret_type: str) -> str:
+    """A detect-secrets type as an entity: ``"AWS Access Key"`` -> ``aws_access_key``."""
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy (bits per character) of ``value``."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _is_placeholder(value: str) -> bool:
+    """Whether ``value`` is a placeholder (``<token>``, ``***``, ``insert_key_here``, ...)."""
+    v = value.strip("\"'`")
+    if not v or _PLACEHOLDER_WHOLE.match(v):
+        return True
+    low = v.lower()
+    if low in PLACEHOLDER_WORDS:
+        return True
+    return any(part in PLACEHOLDER_WORDS for part in _PARTS.split(low) if part)
+
+
+def _ds_rejects(value: str, line: str, plugin: BasePlugin | None) -> str | None:
+    """The name of the detect-secrets heuristic that rejects ``value``, or None."""
+    if heuristic.is_templated_secret(value):
+        return "is_templated_secret"
+    if heuristic.is_prefixed_with_dollar_sign(value):
+        return "is_prefixed_with_dollar_sign"
+    if heuristic.is_not_alphanumeric_string(value):
+        return "is_not_alphanumeric_string"
+    if heuristic.is_sequential_string(value):
+        return "is_sequential_string"
+    if heuristic.is_potential_uuid(value):
+        return "is_potential_uuid"
+    if heuristic.is_likely_id_string(value, line, plugin):
+        return "is_likely_id_string"
+    # the reference regex needs "(" or "[" and is slow: only run it when one is there
+    if ("(" in line or "[" in line) and heuristic.is_indirect_reference(line):
+        return "is_indirect_reference"
+    return None
+
+
+def _looks_like_password(value: str) -> bool:
+    """A stated password must not be an ordinary word ("is required", "is wrong")."""
+    if len(value) < 4:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(not c.isalnum() for c in value)
+    inner_upper = any(c.isupper() for c in value[1:])
+    has_alpha = any(c.isalpha() for c in value)
+    if not (has_digit or has_symbol or (inner_upper and has_alpha)):
+        return False
+    # a bare number only counts as a password when it is PIN-like (4-12 digits)
+    return not (value.isdigit() and not 4 <= len(value) <= 12)
+
+
+def _looks_random(value: str, min_len: int = 16) -> bool:
+    """A token-like value: long enough, letters and digits, and not low-entropy."""
+    return (
+        len(value) >= min_len
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and _entropy(value) >= 3.0
+    )
+
+
+@dataclass
+class _Found:
+    start: int
+    end: int
+    entity: str
+    score: float
+    priority: float
+    details: dict[str, Any]
+
+
+def _line_at(text: str, pos: int) -> tuple[str, int]:
+    """The line of ``text`` containing ``pos``, and its 1-based number."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start : end if end != -1 else len(text)], text.count("\n", 0, pos) + 1
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink a span past surrounding delimiters (quotes, spaces, ``=``, ``:``)."""
+    while start < end and text[start] in _LEFT_EDGE:
+        start += 1
+    while end > start and text[end - 1] in _RIGHT_EDGE:
+        end -= 1
+    return start, end
+
+
+@dataclass(frozen=True)
+class _Plugins:
+    regex: tuple[tuple[RegexBasedDetector, str, tuple[str, ...]], ...]
+    entropy: tuple[HighEntropyStringsPlugin, ...]
+    keyword: KeywordDetector | None
+
+
+_plugin_lock = threading.Lock()
+
+
+def _build_plugins(disabled: frozenset[str], base64_limit: float, hex_limit: float) -> _Plugins:
+    """Instantiate every detect-secrets plugin once (no global settings are touched)."""
+    regex: list[tuple[RegexBasedDetector, str, tuple[str, ...]]] = []
+    use_gates = detect_secrets_version.startswith(_GATES_FOR_VERSION)
+    entropy: list[HighEntropyStringsPlugin] = []
+    keyword: KeywordDetector | None = None
+    with _plugin_lock:
+        classes: list[type[BasePlugin]] = list(get_mapping_from_secret_type_to_class().values())
+    for cls in sorted(classes, key=lambda c: c.__name__):
+        secret_type = str(getattr(cls, "secret_type", cls.__name__))
+        if {cls.__name__, secret_type, entity_for(secret_type)} & disabled:
+            continue
+        if issubclass(cls, KeywordDetector):
+            keyword = KeywordDetector()
+        elif issubclass(cls, Base64HighEntropyString):
+            entropy.append(cls(limit=base64_limit))
+        elif issubclass(cls, HexHighEntropyString):
+            entropy.append(cls(limit=hex_limit))
+        elif issubclass(cls, RegexBasedDetector):
+            gate = PLUGIN_GATES.get(cls.__name__, ()) if use_gates else ()
+            regex.append((cls(), entity_for(secret_type), gate))
+    return _Plugins(tuple(regex), tuple(entropy), keyword)
+
+
+class SecretsDetector(Detector):
+    """Credentials in a memory's fact (see the module docstring for entities and params).
+
+    Raises:
+        ValueError: a bad parameter (the message names it).
+    """
+
+    name = "secrets"
+    scope = "memory"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(params)
+        p = self.params
+        try:
+            base64_limit = float(p.get("base64_limit", 4.5))
+            hex_limit = float(p.get("hex_limit", 3.0))
+        except (TypeError, ValueError):
+            raise ValueError("base64_limit / hex_limit must be numbers") from None
+        for pname, limit in (("base64_limit", base64_limit), ("hex_limit", hex_limit)):
+            if not 0.0 <= limit <= 8.0:
+                raise ValueError(f"{pname} must be between 0 and 8")
+        disabled = p.get("disabled_plugins", list(DEFAULT_DISABLED))
+        if not isinstance(disabled, list) or not all(isinstance(x, str) for x in disabled):
+            raise ValueError("disabled_plugins must be a list of plugin names")
+        keyword_exclude = p.get("keyword_exclude")
+        if keyword_exclude is not None:
+            if not isinstance(keyword_exclude, str):
+                raise ValueError("keyword_exclude must be a regular expression string")
+            try:
+                self._keyword_exclude: re.Pattern[str] | None = re.compile(keyword_exclude, _I)
+            except re.error as exc:
+                raise ValueError(f"keyword_exclude is not a valid regex: {exc}") from None
+        else:
+            self._keyword_exclude = None
+        self._unquoted = bool(p.get("unquoted_keywords", True))
+        self._extras = EXTRA_PATTERNS if p.get("extra_patterns", True) else ()
+        self._plugins = _build_plugins(frozenset(disabled), base64_limit, hex_limit)
+
+    # -- finders -------------------------------------------------------------------------
+
+    def _from_regex_plugins(self, text: str, lower: str) -> Iterator[_Found]:
+        for plugin, entity, gate in self._plugins.regex:
+            if gate and not any(g in lower for g in gate):
+                continue
+            validated: set[str] | None = None
+            if type(plugin).analyze_string is not RegexBasedDetector.analyze_string:
+                # the plugin validates what its patterns find (e.g. JWT: decodable JSON parts)
+                validated = {str(v) for v in plugin.analyze_string(text)}
+                if not validated:
+                    continue
+            for regex in plugin.denylist:
+                for m in regex.finditer(text):
+                    start, end = _trim(text, *_secret_span(m))
+                    if start >= end:
+                        continue
+                    value = text[start:end]
+                    if validated is not None and not any(
+                        v and (v in value or value in v) for v in validated
+                    ):
+                        continue
+                    if (
+                        heuristic.is_templated_secret(value)
+                        or heuristic.is_prefixed_with_dollar_sign(value)
+                        or heuristic.is_not_alphanumeric_string(value)
+                        or _inside_arn(text, start)
+                    ):
+                        continue
+                    _, lineno = _line_at(text, start)
+                    yield _Found(
+                        start,
+                        end,
+                        entity,
+                        0.9,
+                        1,
+                        {
+                            "source": _DS_SOURCE,
+                            "plugin": type(plugin).__name__,
+                            "pattern": f"detect_secrets:{type(plugin).__name__}",
+                            "line": lineno,
+                        },
+                    )
+
+    def _from_keywords(self, text: str, lower: str) -> Iterator[_Found]:
+        if self._plugins.keyword is None:
+            return
+        gated = _KEYWORD_GATE_OK
+        if gated and not any(s in lower for s in _KEYWORD_STEMS):
+            return
+        offset = 0
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            base = offset
+            offset += len(line) + 1
+            if gated and not any(s in line.lower() for s in _KEYWORD_STEMS):
+                continue
+            if self._keyword_exclude is not None and self._keyword_exclude.search(line):
+                continue
+            seen: set[tuple[int, int]] = set()
+            for quoted, table in (
+                (True, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP),
+                (False, CONFIG_DENYLIST_REGEX_TO_GROUP if self._unquoted else {}),
+            ):
+                for regex, group in table.items():
+                    for m in regex.finditer(line):
+                        start, end = m.span(group)
+                        if not quoted:
+                            ws = _WS.search(line, start, end)
+                            end = ws.start() if ws else end
+                            while end > start and line[end - 1] in _TRAILING_PUNCT:
+                                end -= 1
+                        value = line[start:end]
+                        if not value or (start, end) in seen:
+                            continue
+                        seen.add((start, end))
+                        if _ds_rejects(value, line, self._plugins.keyword) or _is_placeholder(
+                            value
+                        ):
+                            continue
+                        if not quoted and not _looks_random(value, 8):
+                            continue
+                        yield _Found(
+                            base + start,
+                            base + end,
+                            "secret_keyword",
+                            0.7 if quoted else 0.65,
+                            3,
+                            {
+                                "source": _DS_SOURCE,
+                                "plugin": "KeywordDetector",
+                                "pattern": "detect_secrets:KeywordDetector:"
+                                + ("quoted" if quoted else "unquoted"),
+                                "line": lineno,
+                            },
+                        )
+
+    def _from_entropy(self, text: str) -> Iterator[_Found]:
+        for plugin in self._plugins.entropy:
+            for m in plugin.regex.finditer(text):
+                start, end = m.span(2)
+                value = m.group(2)
+                ent = float(plugin.calculate_shannon_entropy(value))
+                if ent <= plugin.entropy_limit:
+                    continue
+                line, lineno = _line_at(text, start)
+                if _ds_rejects(value, line, plugin) or _is_placeholder(value):
+                    continue
+                score = round(min(0.8, 0.5 + (ent - plugin.entropy_limit) * 0.2), 3)
+                yield _Found(
+                    start,
+                    end,
+                    entity_for(str(plugin.secret_type)),
+                    score,
+                    4,
+                    {
+                        "source": _DS_SOURCE,
+                        "plugin": type(plugin).__name__,
+                        "pattern": f"detect_secrets:{type(plugin).__name__}",
+                        "entropy": round(ent, 3),
+                        "entropy_limit": plugin.entropy_limit,
+                        "line": lineno,
+                    },
+                )
+
+    def _from_extras(self, text: str, lower: str) -> Iterator[_Found]:
+        for pat in self._extras:
+            if not any(g in lower for g in pat.gate):
+                continue
+            if pat.requires is not None and not pat.requires.search(text):
+                continue
+            for m in pat.regex.finditer(text):
+                start, end = m.span(pat.group)
+                if pat.check != "none":
+                    start, end = _trim(text, start, end)
+                    if pat.check == "password":
+                        while end > start and text[end - 1] in _TRAILING_PUNCT:
+                            end -= 1
+                value = text[start:end]
+                if not value:
+                    continue
+                checks: list[str] = []
+                if pat.check in ("password", "token", "placeholder"):
+                    if (
+                        _is_placeholder(value)
+                        or heuristic.is_templated_secret(value)
+                        or heuristic.is_prefixed_with_dollar_sign(value)
+                        or not any(c.isalnum() for c in value)
+                    ):
+                        continue
+                    checks.append("not_placeholder")
+                if pat.check == "password":
+                    if not _looks_like_password(value):
+                        continue
+                    checks.append("password_shape")
+                elif pat.check == "token":
+                    if not _looks_random(value):
+                        continue
+                    checks.append("random_token")
+                _, lineno = _line_at(text, start)
+                yield _Found(
+                    start,
+                    end,
+                    pat.entity,
+                    pat.score,
+                    pat.priority,
+                    {
+                        "source": _OWN_SOURCE,
+                        "pattern": pat.id,
+                        "checks": checks,
+                        "line": lineno,
+                    },
+                )
+
+    # -- the detector ----------------------------------------------------------------------
+
+    def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
+        """Credentials in ``memory.fact``; one detection per secret found."""
+        text = memory.fact
+        if not text or len(text) < 4:
+            return []
+        lower = text.lower()
+        found = [
+            *self._from_extras(text, lower),
+            *self._from_regex_plugins(text, lower),
+            *self._from_keywords(text, lower),
+            *self._from_entropy(text),
+        ]
+        if not found:
+            return []
+        found.sort(key=lambda f: (f.priority, -(f.end - f.start), f.start, f.entity))
+        kept: list[_Found] = []
+        for f in found:
+            if any(f.start < k.end and k.start < f.end for k in kept):
+                continue
+            kept.append(f)
+        kept.sort(key=lambda f: (f.start, f.end))
+        return [
+            Detection(
+                memory_ids=(memory.memory_id,),
+                detector=self.name,
+                entity=f.entity,
+                score=f.score,
+                reason=(
+                    f"{f.entity.replace('_', ' ')} in the memory text "
+                    f"(found by {f.details.get('plugin') or f.details['pattern']}); "
+                    "the value is at the span and is not repeated here"
+                ),
+                spans=(Span(f.start, f.end, f.entity, memory.memory_id),),
+                details=f.details,
+            )
+            for f in kept
+        ]
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int]:
+    """The part of a plugin's match that is the secret: a capture group, or the whole match."""
+    for g in range(1, (m.re.groups or 0) + 1):
+        value = m.group(g)
+        if value:
+            if m.start(g) > m.start() and len(value) >= _MIN_SECRET_GROUP:
+                return m.span(g)
+            break
+    return m.span()
+
+
+def _inside_arn(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies inside an AWS ARN (an identifier, not a credential)."""
+    token_start = pos
+    while token_start > 0 and not text[token_start - 1].isspace():
+        token_start -= 1
+    return text[token_start:pos].lower().startswith("arn:")
