@@ -814,8 +814,14 @@ def rules_test(c: Ctx, rules_dir: Path | None, rule_ids: tuple[str, ...]) -> Non
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a TTY).")
 @pass_ctx
-def scan(c: Ctx, full: bool, rules_dir: Path | None, fail_on: str | None, as_json: bool,
-         progress: bool | None) -> None:
+def scan(
+    c: Ctx,
+    full: bool,
+    rules_dir: Path | None,
+    fail_on: str | None,
+    as_json: bool,
+    progress: bool | None,
+) -> None:
     """Scan the store now (incremental by default) and print a summary."""
     from auditor.judge import judge_from_settings
     from auditor.scan import Scanner
@@ -824,12 +830,20 @@ def scan(c: Ctx, full: bool, rules_dir: Path | None, fail_on: str | None, as_jso
     scanner = Scanner(db, _pack(c, rules_dir), judge=judge_from_settings(c.settings))
     show = sys.stderr.isatty() if progress is None else progress
     if show:
-        with Progress(TextColumn("[bold]scanning[/]"), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} memories"),
-                      TimeRemainingColumn(), console=err_console, transient=True) as bar:
+        with Progress(
+            TextColumn("[bold]scanning[/]"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} memories"),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=True,
+        ) as bar:
             task = bar.add_task("scan", total=None)
-            summary = scanner.run(full=full, progress=lambda n: bar.advance(task, n),
-                                  total=lambda n: bar.update(task, total=n))
+            summary = scanner.run(
+                full=full,
+                progress=lambda n: bar.advance(task, n),
+                total=lambda n: bar.update(task, total=n),
+            )
     else:
         summary = scanner.run(full=full)
     data = summary.as_dict()
@@ -837,8 +851,10 @@ def scan(c: Ctx, full: bool, rules_dir: Path | None, fail_on: str | None, as_jso
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         for err in summary.errors[:10]:
-            err_console.print(f"[yellow]detector error[/] rules {', '.join(err['rules'])}: "
-                              f"{err['error']}", highlight=False)
+            err_console.print(
+                f"[yellow]detector error[/] rules {', '.join(err['rules'])}: {err['error']}",
+                highlight=False,
+            )
         opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
         acts = ", ".join(f"{n} {a}" for a, n in summary.actions.items()) or "none"
         click.echo(
@@ -859,24 +875,44 @@ _FINDING_COLUMNS = ["finding_id", "rule_id", "category", "severity", "status", "
 
 
 @cli.command()
-@click.option("--status", default="open", show_default=True,
-              type=click.Choice(["open", "acknowledged", "resolved", "dismissed", "suppressed",
-                                 "all"]))
+@click.option(
+    "--status",
+    default="open",
+    show_default=True,
+    type=click.Choice(["open", "acknowledged", "resolved", "dismissed", "suppressed", "all"]),
+)
 @click.option("--category", default=None, help="injection, sensitive, secret, ...")
 @click.option("--rule", "rule_id", default=None, help="Only this rule id.")
 @click.option("--subject", default=None, help="Only findings about this subject's memories.")
 @click.option("--severity", default=None, type=click.Choice(["low", "medium", "high", "critical"]))
-@click.option("--limit", type=click.IntRange(min=0), default=None,
-              help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
+)
 @listing_format
 @pass_ctx
-def findings(c: Ctx, status: str, category: str | None, rule_id: str | None,
-             subject: str | None, severity: str | None, limit: int | None, fmt: str) -> None:
+def findings(
+    c: Ctx,
+    status: str,
+    category: str | None,
+    rule_id: str | None,
+    subject: str | None,
+    severity: str | None,
+    limit: int | None,
+    fmt: str,
+) -> None:
     """List findings (newest first); evidence is always redacted."""
     from auditor.findings import FindingFilter, iter_findings
 
-    flt = FindingFilter(status=None if status == "all" else status, category=category,
-                        rule_id=rule_id, subject=subject, severity=severity)
+    flt = FindingFilter(
+        status=None if status == "all" else status,
+        category=category,
+        rule_id=rule_id,
+        subject=subject,
+        severity=severity,
+    )
     if fmt == "table" and limit is None:
         limit = TABLE_DEFAULT_LIMIT
     emit_rows(iter_findings(c.db(), flt, limit=limit), fmt, _FINDING_COLUMNS)
@@ -889,40 +925,65 @@ def findings(c: Ctx, status: str, category: str | None, rule_id: str | None,
 @click.option("--dismiss", "action", flag_value="dismiss", help="Not a problem (false positive).")
 @click.option("--suppress", "action", flag_value="suppress", help="Allowed; keep quiet about it.")
 @click.option("--reopen", "action", flag_value="reopen")
-@click.option("--quarantine", "action", flag_value="quarantine",
-              help="Quarantine the memories, resolve the finding.")
-@click.option("--delete", "action", flag_value="delete",
-              help="Soft-delete the memories, resolve the finding.")
-@click.option("--restore", "action", flag_value="restore",
-              help="Undo an automatic quarantine/expiry, resolve the finding.")
+@click.option(
+    "--quarantine",
+    "action",
+    flag_value="quarantine",
+    help="Quarantine the memories, resolve the finding.",
+)
+@click.option(
+    "--delete", "action", flag_value="delete", help="Soft-delete the memories, resolve the finding."
+)
+@click.option(
+    "--restore",
+    "action",
+    flag_value="restore",
+    help="Undo an automatic quarantine/expiry, resolve the finding.",
+)
 @click.option("--assign", "assignee", default=None, help="Assign the finding to a reviewer.")
 @click.option("--note", default=None, help="Why (recorded; keep personal data out).")
 @click.option("--by", "actor", required=True, help="The reviewer (audit log).")
 @pass_ctx
-def review(c: Ctx, finding_id: str, action: str | None, assignee: str | None, note: str | None,
-           actor: str) -> None:
+def review(
+    c: Ctx, finding_id: str, action: str | None, assignee: str | None, note: str | None, actor: str
+) -> None:
     """Record a reviewer's decision on a finding."""
     from auditor.findings import review as do_review
 
     if action is None and assignee is None:
-        raise InputError("give one action: --acknowledge, --resolve, --dismiss, --suppress, "
-                         "--reopen, --quarantine, --delete, --restore or --assign WHO")
-    result = do_review(c.db(), finding_id, action or "assign", actor=actor, note=note,
-                       assignee=assignee)
-    click.echo(f"finding {finding_id}: {result['status']}"
-               + (f", assigned to {result['assignee']}" if result["assignee"] else ""))
+        raise InputError(
+            "give one action: --acknowledge, --resolve, --dismiss, --suppress, "
+            "--reopen, --quarantine, --delete, --restore or --assign WHO"
+        )
+    result = do_review(
+        c.db(), finding_id, action or "assign", actor=actor, note=note, assignee=assignee
+    )
+    click.echo(
+        f"finding {finding_id}: {result['status']}"
+        + (f", assigned to {result['assignee']}" if result["assignee"] else "")
+    )
 
 
 @cli.command("eval")
-@click.argument("corpora", nargs=-1, required=True,
-                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument(
+    "corpora",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
 @rules_option
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
-@click.option("--show", type=click.IntRange(min=0), default=10, show_default=True,
-              help="How many misses and false alarms to list per label.")
+@click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many misses and false alarms to list per label.",
+)
 @pass_ctx
-def eval_(c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bool,
-          show: int) -> None:
+def eval_(
+    c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bool, show: int
+) -> None:
     """Precision / recall / F1 of the rule pack on labelled corpora (shared/eval format)."""
     from auditor.engine import Engine
     from auditor.evaluate import evaluate_corpus
@@ -934,24 +995,45 @@ def eval_(c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bo
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
         return
     table = Table(show_edge=False)
-    for col in ("corpus", "label", "pos", "neg", "precision", "recall", "F1", "false alarms",
-                "memories/s"):
+    for col in (
+        "corpus",
+        "label",
+        "pos",
+        "neg",
+        "precision",
+        "recall",
+        "F1",
+        "false alarms",
+        "memories/s",
+    ):
         table.add_column(col, justify="left" if col in ("corpus", "label") else "right")
     for rep in reports:
         rate = rep.memories / rep.seconds if rep.seconds else 0.0
         for sc in rep.scores:
-            table.add_row(rep.corpus, sc.label, str(sc.positives), str(sc.negatives),
-                          f"{sc.precision:.3f}", f"{sc.recall:.3f}", f"{sc.f1:.3f}",
-                          f"{sc.false_alarm_rate:.1%}", f"{rate:,.0f}")
+            table.add_row(
+                rep.corpus,
+                sc.label,
+                str(sc.positives),
+                str(sc.negatives),
+                f"{sc.precision:.3f}",
+                f"{sc.recall:.3f}",
+                f"{sc.f1:.3f}",
+                f"{sc.false_alarm_rate:.1%}",
+                f"{rate:,.0f}",
+            )
     out_console.print(table)
     for rep in reports:
         for sc in rep.scores:
             if show and sc.misses:
-                click.echo(f"{rep.corpus} {sc.label} misses ({len(sc.misses)}): "
-                           + ", ".join(sc.misses[:show]))
+                click.echo(
+                    f"{rep.corpus} {sc.label} misses ({len(sc.misses)}): "
+                    + ", ".join(sc.misses[:show])
+                )
             if show and sc.false_alarms:
-                click.echo(f"{rep.corpus} {sc.label} false alarms ({len(sc.false_alarms)}): "
-                           + ", ".join(sc.false_alarms[:show]))
+                click.echo(
+                    f"{rep.corpus} {sc.label} false alarms ({len(sc.false_alarms)}): "
+                    + ", ".join(sc.false_alarms[:show])
+                )
         if rep.errors:
             err_console.print(f"{rep.corpus}: {rep.errors} detector errors")
 
@@ -959,10 +1041,14 @@ def eval_(c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bo
 @cli.command()
 @_record_options
 @rules_option
-@click.option("--consent", "consents", multiple=True,
-              help="A special category the subject opted in to (repeatable).")
+@click.option(
+    "--consent",
+    "consents",
+    multiple=True,
+    help="A special category the subject opted in to (repeatable).",
+)
 @pass_ctx
-def guard(c: Ctx, rules_dir: Path | None, consents: tuple[str, ...], **fields: Any) -> None:
+def guard(c: Ctx, /, rules_dir: Path | None, consents: tuple[str, ...], **fields: Any) -> None:
     """Judge one candidate memory before it is stored: allow, quarantine or reject.
 
     Prints the verdict as JSON; exits 0 for allow, 1 for quarantine or reject.
@@ -982,21 +1068,35 @@ def guard(c: Ctx, rules_dir: Path | None, consents: tuple[str, ...], **fields: A
 
 
 @cli.command()
-@click.option("--memories", type=click.IntRange(min=1000), default=100_000, show_default=True,
-              help="Size of the synthetic store.")
+@click.option(
+    "--memories",
+    type=click.IntRange(min=1000),
+    default=100_000,
+    show_default=True,
+    help="Size of the synthetic store.",
+)
 @rules_option
-@click.option("--bench-database-url", default=None,
-              help="Scratch store for the benchmark (default: a temporary SQLite file). "
-              "It is written to: never point it at a real store.")
+@click.option(
+    "--bench-database-url",
+    default=None,
+    help="Scratch store for the benchmark (default: a temporary SQLite file). "
+    "It is written to: never point it at a real store.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @pass_ctx
-def bench(c: Ctx, memories: int, rules_dir: Path | None, bench_database_url: str | None,
-          as_json: bool) -> None:
+def bench(
+    c: Ctx, memories: int, rules_dir: Path | None, bench_database_url: str | None, as_json: bool
+) -> None:
     """Throughput benchmark: full and incremental scans beside Presidio alone, one run."""
     from auditor.bench import as_dict, render, run_bench
 
-    result = run_bench(_pack(c, rules_dir), c.settings, memories, bench_database_url,
-                       say=lambda line: err_console.print(line, highlight=False))
+    result = run_bench(
+        _pack(c, rules_dir),
+        c.settings,
+        memories,
+        bench_database_url,
+        say=lambda line: err_console.print(line, highlight=False),
+    )
     click.echo(json.dumps(as_dict(result), indent=2) if as_json else render(result))
 
 
@@ -1007,8 +1107,9 @@ def _parse_caps(values: tuple[str, ...]) -> dict[str, Any] | None:
     for value in values:
         try:
             section, items, chars = value.split(":")
-            caps[section] = SectionCap(max_items=int(items) if items else None,
-                                       max_chars=int(chars) if chars else None)
+            caps[section] = SectionCap(
+                max_items=int(items) if items else None, max_chars=int(chars) if chars else None
+            )
         except ValueError:
             raise InputError(
                 f"--cap {value!r}: expected SECTION:ITEMS:CHARS, e.g. correction:12:900 "
@@ -1020,16 +1121,34 @@ def _parse_caps(values: tuple[str, ...]) -> dict[str, Any] | None:
 @cli.command()
 @click.option("--subject", default=None, help="One subject's memories (default: the store).")
 @click.option("--namespace", default=None, help="Only this namespace.")
-@click.option("--status", default="active", show_default=True,
-              type=click.Choice([*STATUSES, "all"]))
-@click.option("--step", type=click.FloatRange(0.01, 1.0), default=0.1, show_default=True,
-              help="Budget grid step (share of the corpus's characters).")
-@click.option("--cap", "caps", multiple=True, metavar="SECTION:ITEMS:CHARS",
-              help="Per-section caps to check which one binds, e.g. correction:12:900.")
+@click.option(
+    "--status", default="active", show_default=True, type=click.Choice([*STATUSES, "all"])
+)
+@click.option(
+    "--step",
+    type=click.FloatRange(0.01, 1.0),
+    default=0.1,
+    show_default=True,
+    help="Budget grid step (share of the corpus's characters).",
+)
+@click.option(
+    "--cap",
+    "caps",
+    multiple=True,
+    metavar="SECTION:ITEMS:CHARS",
+    help="Per-section caps to check which one binds, e.g. correction:12:900.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_ctx
-def budget(c: Ctx, subject: str | None, namespace: str | None, status: str, step: float,
-           caps: tuple[str, ...], as_json: bool) -> None:
+def budget(
+    c: Ctx,
+    subject: str | None,
+    namespace: str | None,
+    status: str,
+    step: float,
+    caps: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Recall@budget of recency, frequency and de-duplication (SEEDS.md section 5)."""
     import dataclasses
 
@@ -1042,8 +1161,9 @@ def budget(c: Ctx, subject: str | None, namespace: str | None, status: str, step
         raise InputError("no memories match: nothing to sweep")
     result = sweep(items_from_views(views), step=step, caps=_parse_caps(caps))
     if as_json:
-        click.echo(json.dumps(dataclasses.asdict(result), default=str, ensure_ascii=False,
-                              indent=2))
+        click.echo(
+            json.dumps(dataclasses.asdict(result), default=str, ensure_ascii=False, indent=2)
+        )
     else:
         click.echo(render(result))
 

@@ -114,7 +114,7 @@ class Settings(BaseSettings):
         "so the chain cannot be rebuilt without it. Env or secret file only.",
     )
     rules_dir: Path | None = Field(
-        None, description="The rule pack's folder (default: the rules/ folder shipped with memaudit)."
+        None, description="The rule pack's folder (default: the rules/ folder shipped with it)."
     )
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for the write lock."

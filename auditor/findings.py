@@ -34,8 +34,19 @@ __all__ = [
 ]
 
 FINDING_FIELDS = (
-    "finding_id", "rule_id", "category", "severity", "status", "memory_ids", "evidence",
-    "first_seen", "last_seen", "scan_run_id", "assignee", "resolution", "resolved_by",
+    "finding_id",
+    "rule_id",
+    "category",
+    "severity",
+    "status",
+    "memory_ids",
+    "evidence",
+    "first_seen",
+    "last_seen",
+    "scan_run_id",
+    "assignee",
+    "resolution",
+    "resolved_by",
     "resolved_at",
 )
 _SNIPPET = 160
@@ -103,7 +114,9 @@ def evidence_for(
         ],
         "snippets": snippets,
         "details": details,
-        "content_hashes": {mid: views[mid].content_hash for mid in first.memory_ids if mid in views},
+        "content_hashes": {
+            mid: views[mid].content_hash for mid in first.memory_ids if mid in views
+        },
     }
 
 
@@ -145,8 +158,9 @@ class FindingFilter:
             )
 
 
-def iter_findings(db: Database, flt: FindingFilter, limit: int | None = None,
-                  page: int = 1000) -> Iterator[dict[str, Any]]:
+def iter_findings(
+    db: Database, flt: FindingFilter, limit: int | None = None, page: int = 1000
+) -> Iterator[dict[str, Any]]:
     """Findings newest first, streamed page by page."""
     from sqlalchemy.orm import selectinload
 
@@ -190,8 +204,17 @@ def iter_findings(db: Database, flt: FindingFilter, limit: int | None = None,
             return
 
 
-REVIEW_ACTIONS = ("acknowledge", "resolve", "dismiss", "suppress", "reopen", "quarantine",
-                  "delete", "restore", "assign")
+REVIEW_ACTIONS = (
+    "acknowledge",
+    "resolve",
+    "dismiss",
+    "suppress",
+    "reopen",
+    "quarantine",
+    "delete",
+    "restore",
+    "assign",
+)
 
 
 def review(
@@ -214,8 +237,9 @@ def review(
         LifecycleError: a memory action is not allowed from the memory's status.
     """
     if action not in REVIEW_ACTIONS:
-        raise InputError(f"unknown review action {action!r}; expected one of "
-                         f"{', '.join(REVIEW_ACTIONS)}")
+        raise InputError(
+            f"unknown review action {action!r}; expected one of {', '.join(REVIEW_ACTIONS)}"
+        )
     if not actor or not actor.strip():
         raise InputError("a reviewer is required (--by WHO)")
     settings = db.settings
@@ -227,8 +251,11 @@ def review(
         memory_ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
         now = utcnow()
         if action in ("quarantine", "delete", "restore"):
-            fn = {"quarantine": lifecycle.quarantine, "delete": lifecycle.soft_delete,
-                  "restore": lifecycle.restore}[action]
+            fn = {
+                "quarantine": lifecycle.quarantine,
+                "delete": lifecycle.soft_delete,
+                "restore": lifecycle.restore,
+            }[action]
             for mid in memory_ids:
                 try:
                     fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
@@ -248,8 +275,15 @@ def review(
                 "suppress": FindingStatus.SUPPRESSED.value,
                 "reopen": FindingStatus.OPEN.value,
             }[action]
-        if finding.status in (FindingStatus.RESOLVED.value, FindingStatus.DISMISSED.value,
-                              FindingStatus.SUPPRESSED.value) and action != "assign":
+        if (
+            finding.status
+            in (
+                FindingStatus.RESOLVED.value,
+                FindingStatus.DISMISSED.value,
+                FindingStatus.SUPPRESSED.value,
+            )
+            and action != "assign"
+        ):
             finding.resolved_by = actor
             finding.resolved_at = now
             finding.resolution = note or action
@@ -258,8 +292,14 @@ def review(
         details: dict[str, Any] = {"action": action, "from": previous, "to": finding.status}
         if note:
             details["note"] = scrub(note)[:500]
-        audit_log.append(session, actor=actor, action=f"finding.{action}", target_type="finding",
-                         target_ids=[finding_id, *memory_ids], details=details,
-                         key=lifecycle.audit_key(settings))
+        audit_log.append(
+            session,
+            actor=actor,
+            action=f"finding.{action}",
+            target_type="finding",
+            target_ids=[finding_id, *memory_ids],
+            details=details,
+            key=lifecycle.audit_key(settings),
+        )
         session.flush()
         return finding_to_dict(finding)

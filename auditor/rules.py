@@ -21,9 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from auditor.config import TIERS
 from auditor.errors import InputError
-from auditor.records import KINDS
 
 __all__ = [
     "DEFAULT_RULES_DIR",
@@ -38,8 +36,14 @@ __all__ = [
 DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 _ID = re.compile(r"^MA-[A-Z]{2,6}-\d{3}$")
 CATEGORIES = (
-    "injection", "sensitive", "secret", "contradiction", "expired", "duplicate",
-    "lifecycle", "trust",
+    "injection",
+    "sensitive",
+    "secret",
+    "contradiction",
+    "expired",
+    "duplicate",
+    "lifecycle",
+    "trust",
 )
 SEVERITIES = ("low", "medium", "high", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -66,9 +70,7 @@ class Applies(BaseModel):
     tiers: list[Literal["system", "user", "agent", "external"]] = Field(default_factory=list)
     categories: list[str] = Field(default_factory=list)
     exclude_categories: list[str] = Field(default_factory=list)
-    kinds: list[Literal["semantic", "episodic", "procedural", "note"]] = Field(
-        default_factory=list
-    )
+    kinds: list[Literal["semantic", "episodic", "procedural", "note"]] = Field(default_factory=list)
     statuses: list[str] = Field(default_factory=lambda: ["active"])
 
 
@@ -98,15 +100,22 @@ class Rule(BaseModel):
     @classmethod
     def _date_as_text(cls, value: Any) -> Any:
         return value.isoformat() if hasattr(value, "isoformat") else value
+
     category: Literal[
-        "injection", "sensitive", "secret", "contradiction", "expired", "duplicate",
-        "lifecycle", "trust",
+        "injection",
+        "sensitive",
+        "secret",
+        "contradiction",
+        "expired",
+        "duplicate",
+        "lifecycle",
+        "trust",
     ]
     severity: Literal["low", "medium", "high", "critical"]
     detector: str
     params: dict[str, Any] = Field(default_factory=dict)
-    match: Match = Field(default_factory=Match)
-    applies_to: Applies = Field(default_factory=Applies)
+    match: Match = Field(default_factory=lambda: Match())
+    applies_to: Applies = Field(default_factory=lambda: Applies())
     action: Literal["flag", "quarantine", "expire", "supersede"] = "flag"
     references: list[str] = Field(default_factory=list)
     false_positives: list[str] = Field(default_factory=list)

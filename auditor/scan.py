@@ -130,24 +130,28 @@ class Scanner:
         now: the scan time (default: now); expiry is judged against it.
     """
 
-    def __init__(self, db: Database, pack: RulePack, judge: Any = None,
-                 now: datetime | None = None) -> None:
+    def __init__(
+        self, db: Database, pack: RulePack, judge: Any = None, now: datetime | None = None
+    ) -> None:
         self.db = db
         self.settings = db.settings
         self.pack = pack
         self.rules = pack.active()
         self.engine = Engine(self.rules)
         self.rules_by_id = {r.id: r for r in self.rules}
-        self.subject_rule_ids = frozenset(
-            r.id for g in self.engine.subject_groups for r in g.rules
-        )
+        self.subject_rule_ids = frozenset(r.id for g in self.engine.subject_groups for r in g.rules)
         self.judge = judge
         self.now = now
 
     # -- public ---------------------------------------------------------------------------
 
-    def run(self, *, full: bool = False, progress: Progress | None = None,
-            total: Callable[[int], None] | None = None) -> ScanSummary:
+    def run(
+        self,
+        *,
+        full: bool = False,
+        progress: Progress | None = None,
+        total: Callable[[int], None] | None = None,
+    ) -> ScanSummary:
         """Run one scan.
 
         Args:
@@ -181,10 +185,17 @@ class Scanner:
         finally:
             summary.duration_s = time.perf_counter() - started
             self._finish(run_id, status, summary, now)
-            log.info("scan_finished", run_id=run_id, mode=mode, status=status,
-                     memories=summary.memories_scanned, new=summary.findings_new,
-                     resolved=summary.findings_resolved, errors=summary.error_count,
-                     duration_s=round(summary.duration_s, 3))
+            log.info(
+                "scan_finished",
+                run_id=run_id,
+                mode=mode,
+                status=status,
+                memories=summary.memories_scanned,
+                new=summary.findings_new,
+                resolved=summary.findings_resolved,
+                errors=summary.error_count,
+                duration_s=round(summary.duration_s, 3),
+            )
         return summary
 
     # -- selection ------------------------------------------------------------------------
@@ -220,31 +231,42 @@ class Scanner:
 
     # -- one batch of subjects -------------------------------------------------------------
 
-    def _scan_subjects(self, run_id: int, subjects: Sequence[str], sel: _Selection,
-                       summary: ScanSummary) -> int:
+    def _scan_subjects(
+        self, run_id: int, subjects: Sequence[str], sel: _Selection, summary: ScanSummary
+    ) -> int:
         with self.db.session() as session:
-            memories = list(session.scalars(
-                select(Memory).where(Memory.subject.in_(subjects))
-                .order_by(Memory.subject, Memory.memory_id)
-            ))
+            memories = list(
+                session.scalars(
+                    select(Memory)
+                    .where(Memory.subject.in_(subjects))
+                    .order_by(Memory.subject, Memory.memory_id)
+                )
+            )
             changed_ids: set[str] | None = None
             if not sel.full:
-                changed_ids = set(session.scalars(
-                    select(Memory.memory_id).where(
-                        Memory.subject.in_(subjects), self._changed_filter(sel)
+                changed_ids = set(
+                    session.scalars(
+                        select(Memory.memory_id).where(
+                            Memory.subject.in_(subjects), self._changed_filter(sel)
+                        )
                     )
-                ))
+                )
             consents = _consents(session, subjects, sel.now)
         views = {m.memory_id: MemoryView.from_model(m) for m in memories}
         by_subject: dict[str, list[MemoryView]] = defaultdict(list)
         for v in views.values():
             by_subject[v.subject].append(v)
-        ctx = DetectContext(now=sel.now, settings=self.settings, consents=consents,
-                            lookup=self._lookup, judge=self.judge)
+        ctx = DetectContext(
+            now=sel.now,
+            settings=self.settings,
+            consents=consents,
+            lookup=self._lookup,
+            judge=self.judge,
+        )
         hits: list[Hit] = []
         errors: list[EngineError] = []
         evaluated: set[str] = set()
-        for subject, group in by_subject.items():
+        for group in by_subject.values():
             for v in group:
                 if changed_ids is None or v.memory_id in changed_ids:
                     h, e = self.engine.run_memory(v, ctx)
@@ -259,9 +281,13 @@ class Scanner:
         for err in errors:
             summary.error_count += 1
             if len(summary.errors) < MAX_ERRORS_KEPT:
-                summary.errors.append({"rules": list(err.rule_ids),
-                                       "memories": list(err.memory_ids)[:20],
-                                       "error": err.error})
+                summary.errors.append(
+                    {
+                        "rules": list(err.rule_ids),
+                        "memories": list(err.memory_ids)[:20],
+                        "error": err.error,
+                    }
+                )
         self._record(run_id, hits, views, evaluated, set(views), sel.now, summary)
         return len(evaluated)
 
@@ -272,24 +298,31 @@ class Scanner:
 
     # -- findings ---------------------------------------------------------------------------
 
-    def _record(self, run_id: int, hits: Sequence[Hit], views: dict[str, MemoryView],
-                evaluated_single: set[str], evaluated_subject: set[str], now: datetime,
-                summary: ScanSummary) -> None:
+    def _record(
+        self,
+        run_id: int,
+        hits: Sequence[Hit],
+        views: dict[str, MemoryView],
+        evaluated_single: set[str],
+        evaluated_subject: set[str],
+        now: datetime,
+        summary: ScanSummary,
+    ) -> None:
         merged: dict[str, tuple[Rule, list[Detection]]] = {}
         for h in hits:
             ids = h.detection.memory_ids
-            fp = fingerprint(h.rule.id, ids, [views[i].content_hash if i in views else ""
-                                              for i in ids])
+            fp = fingerprint(
+                h.rule.id, ids, [views[i].content_hash if i in views else "" for i in ids]
+            )
             if fp in merged:
                 merged[fp][1].append(h.detection)
             else:
                 merged[fp] = (h.rule, [h.detection])
         key = lifecycle.audit_key(self.settings)
         with self.db.write() as session:
-            existing = {
-                f.fingerprint: f
-                for f in _chunked_select(session, list(merged))
-            } if merged else {}
+            existing = (
+                {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
+            )
             opened: list[str] = []
             for fp, (rule, detections) in merged.items():
                 found = existing.get(fp)
@@ -300,9 +333,15 @@ class Scanner:
                         found.status = FindingStatus.OPEN.value
                         found.resolved_by = found.resolved_at = found.resolution = None
                         summary.findings_reopened += 1
-                        audit_log.append(session, actor=ACTOR, action="finding.reopened",
-                                         target_type="finding", target_ids=[found.finding_id],
-                                         details={"rule": rule.id, "scan_run": run_id}, key=key)
+                        audit_log.append(
+                            session,
+                            actor=ACTOR,
+                            action="finding.reopened",
+                            target_type="finding",
+                            target_ids=[found.finding_id],
+                            details={"rule": rule.id, "scan_run": run_id},
+                            key=key,
+                        )
                     summary.findings_seen += 1
                     summary.count(rule.id, "seen")
                     continue
@@ -317,15 +356,36 @@ class Scanner:
                     self._act(session, rule, detections[0], finding, summary)
             for start in range(0, len(opened), 1000):
                 chunk = opened[start : start + 1000]
-                audit_log.append(session, actor=ACTOR, action="finding.opened",
-                                 target_type="finding", target_ids=chunk,
-                                 details={"scan_run": run_id, "count": len(chunk)}, key=key)
-            self._auto_resolve(session, run_id, set(merged), views, evaluated_single,
-                               evaluated_subject, now, summary)
+                audit_log.append(
+                    session,
+                    actor=ACTOR,
+                    action="finding.opened",
+                    target_type="finding",
+                    target_ids=chunk,
+                    details={"scan_run": run_id, "count": len(chunk)},
+                    key=key,
+                )
+            self._auto_resolve(
+                session,
+                run_id,
+                set(merged),
+                views,
+                evaluated_single,
+                evaluated_subject,
+                now,
+                summary,
+            )
 
-    def _new_finding(self, session: Session, run_id: int, fp: str, rule: Rule,
-                     detections: list[Detection], views: dict[str, MemoryView],
-                     now: datetime) -> Finding:
+    def _new_finding(
+        self,
+        session: Session,
+        run_id: int,
+        fp: str,
+        rule: Rule,
+        detections: list[Detection],
+        views: dict[str, MemoryView],
+        now: datetime,
+    ) -> Finding:
         allowed = any(d.details.get("allowed_by_consent") for d in detections)
         evidence = evidence_for(detections, views, mask_spans=rule.category in _MASKED_CATEGORIES)
         finding = Finding(
@@ -354,8 +414,14 @@ class Scanner:
         session.flush()
         return finding
 
-    def _act(self, session: Session, rule: Rule, detection: Detection, finding: Finding,
-             summary: ScanSummary) -> None:
+    def _act(
+        self,
+        session: Session,
+        rule: Rule,
+        detection: Detection,
+        finding: Finding,
+        summary: ScanSummary,
+    ) -> None:
         if rule.action == "flag":
             return
         reason = f"rule {rule.id}, finding {finding.finding_id}"
@@ -370,21 +436,28 @@ class Scanner:
                     old, new = plan.get("old"), plan.get("new")
                     if not (old and new):
                         raise LifecycleError("no suggested resolution to apply")
-                    lifecycle.supersede(session, self.settings, str(old), str(new),
-                                        actor=ACTOR)
+                    lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
         except LifecycleError as exc:
             summary.action_errors += 1
-            finding.evidence = {**finding.evidence,
-                                "action": {"wanted": rule.action, "applied": False,
-                                           "why": str(exc)[:300]}}
+            finding.evidence = {
+                **finding.evidence,
+                "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
+            }
             return
         summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
-        finding.evidence = {**finding.evidence,
-                            "action": {"wanted": rule.action, "applied": True}}
+        finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
 
-    def _auto_resolve(self, session: Session, run_id: int, seen: set[str],
-                      views: dict[str, MemoryView], evaluated_single: set[str],
-                      evaluated_subject: set[str], now: datetime, summary: ScanSummary) -> None:
+    def _auto_resolve(
+        self,
+        session: Session,
+        run_id: int,
+        seen: set[str],
+        views: dict[str, MemoryView],
+        evaluated_single: set[str],
+        evaluated_subject: set[str],
+        now: datetime,
+        summary: ScanSummary,
+    ) -> None:
         """Resolve open findings on evaluated memories that this scan did not find again."""
         if not evaluated_subject:
             return
@@ -395,8 +468,9 @@ class Scanner:
                 select(Finding)
                 .options(selectinload(Finding.memories))
                 .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
-                .where(FindingMemory.memory_id.in_(ids[start : start + 500]),
-                       Finding.status.in_(_OPEN))
+                .where(
+                    FindingMemory.memory_id.in_(ids[start : start + 500]), Finding.status.in_(_OPEN)
+                )
             ):
                 candidates[f.finding_id] = f
         key = lifecycle.audit_key(self.settings)
@@ -414,32 +488,42 @@ class Scanner:
             hashes = (f.evidence or {}).get("content_hashes", {})
             changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
             in_scope = all(
-                rule.applies(views[m].trust_tier, views[m].category, views[m].kind,
-                             views[m].status)
-                for m in mids if m in views
+                rule.applies(views[m].trust_tier, views[m].category, views[m].kind, views[m].status)
+                for m in mids
+                if m in views
             )
             if not (changed or in_scope):
                 continue  # e.g. quarantined by an action: stays open for a reviewer
             f.status = FindingStatus.RESOLVED.value
             f.resolved_by = ACTOR
             f.resolved_at = now
-            f.resolution = ("memory changed; the rule no longer fires" if changed
-                            else "the rule no longer fires on this memory")
+            f.resolution = (
+                "memory changed; the rule no longer fires"
+                if changed
+                else "the rule no longer fires on this memory"
+            )
             resolved.append(f.finding_id)
             summary.findings_resolved += 1
             summary.count(f.rule_id, "resolved")
         for start in range(0, len(resolved), 1000):
             chunk = resolved[start : start + 1000]
-            audit_log.append(session, actor=ACTOR, action="finding.auto_resolved",
-                             target_type="finding", target_ids=chunk,
-                             details={"scan_run": run_id, "count": len(chunk)}, key=key)
+            audit_log.append(
+                session,
+                actor=ACTOR,
+                action="finding.auto_resolved",
+                target_type="finding",
+                target_ids=chunk,
+                details={"scan_run": run_id, "count": len(chunk)},
+                key=key,
+            )
 
     # -- end of scan ----------------------------------------------------------------------
 
     def _finish(self, run_id: int, status: str, summary: ScanSummary, now: datetime) -> None:
         with self.db.write() as session:
             rows = session.execute(
-                select(Finding.severity, func.count()).where(Finding.status.in_(_OPEN))
+                select(Finding.severity, func.count())
+                .where(Finding.status.in_(_OPEN))
                 .group_by(Finding.severity)
             ).all()
             summary.open_by_severity = {
@@ -451,11 +535,23 @@ class Scanner:
                 run.status = status
                 run.finished_at = utcnow()
                 run.duration_s = summary.duration_s
-                run.counts = {k: data[k] for k in (
-                    "memories_scanned", "subjects_scanned", "findings_new", "findings_seen",
-                    "findings_reopened", "findings_resolved", "findings_allowed_by_consent",
-                    "actions", "action_errors", "by_rule", "open_by_severity", "error_count",
-                )}
+                run.counts = {
+                    k: data[k]
+                    for k in (
+                        "memories_scanned",
+                        "subjects_scanned",
+                        "findings_new",
+                        "findings_seen",
+                        "findings_reopened",
+                        "findings_resolved",
+                        "findings_allowed_by_consent",
+                        "actions",
+                        "action_errors",
+                        "by_rule",
+                        "open_by_severity",
+                        "error_count",
+                    )
+                }
                 run.errors = {"first": summary.errors[:50], "total": summary.error_count}
             if status == "completed":
                 mark = session.get(SourceWatermark, WATERMARK)
@@ -465,13 +561,21 @@ class Scanner:
                 mark.position = now.isoformat()
                 mark.updated_at = utcnow()
                 mark.details = {"rule_pack_hash": self.pack.sha256, "scan_run": run_id}
-            audit_log.append(session, actor=ACTOR, action="scan.finished", target_type="scan",
-                             target_ids=[str(run_id)],
-                             details={"mode": summary.mode, "status": status,
-                                      "new": summary.findings_new,
-                                      "resolved": summary.findings_resolved,
-                                      "rule_pack_hash": self.pack.sha256},
-                             key=lifecycle.audit_key(self.settings))
+            audit_log.append(
+                session,
+                actor=ACTOR,
+                action="scan.finished",
+                target_type="scan",
+                target_ids=[str(run_id)],
+                details={
+                    "mode": summary.mode,
+                    "status": status,
+                    "new": summary.findings_new,
+                    "resolved": summary.findings_resolved,
+                    "rule_pack_hash": self.pack.sha256,
+                },
+                key=lifecycle.audit_key(self.settings),
+            )
 
 
 def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
@@ -481,7 +585,9 @@ def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Findi
         )
 
 
-def _consents(session: Session, subjects: Iterable[str], now: datetime) -> dict[str, frozenset[str]]:
+def _consents(
+    session: Session, subjects: Iterable[str], now: datetime
+) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = defaultdict(set)
     for subject, category, revoked in session.execute(
         select(Consent.subject, Consent.category, Consent.revoked_at).where(

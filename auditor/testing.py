@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
@@ -70,9 +69,7 @@ class SameFactDetector(Detector):
     scope = "subject"
     calls: list[str] = []
 
-    def analyze_group(
-        self, memories: Sequence[MemoryView], ctx: DetectContext
-    ) -> list[Detection]:
+    def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
         """One detection per pair of memories with equal content hashes (older first)."""
         SameFactDetector.calls.extend(m.memory_id for m in memories)
         seen: dict[str, MemoryView] = {}
@@ -82,6 +79,13 @@ class SameFactDetector(Detector):
             if first is None:
                 seen[m.content_hash] = m
                 continue
-            out.append(Detection((first.memory_id, m.memory_id), self.name, "same_fact", 1.0,
-                                 "two memories say the same thing"))
+            out.append(
+                Detection(
+                    (first.memory_id, m.memory_id),
+                    self.name,
+                    "same_fact",
+                    1.0,
+                    "two memories say the same thing",
+                )
+            )
         return out
