@@ -60,7 +60,8 @@ DEMO_SOURCES = (
 TABLE_DEFAULT_LIMIT = 50
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-out_console = Console(highlight=False, soft_wrap=False)
+# Piped output is not cut to 80 columns: tables stay readable in logs and files.
+out_console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
 class Ctx:
@@ -344,7 +345,11 @@ def emit_rows(
         table.add_column(col, overflow="fold", max_width=60 if col == "fact" else None)
     shown = 0
     for row in rows:
-        flat = _flat(row)
+        flat = {
+            k: ", ".join(v) if isinstance(v, list) and all(isinstance(i, str) for i in v) else v
+            for k, v in row.items()
+        }
+        flat = _flat(flat)
         cells = []
         for col in columns:
             value = flat.get(col)
