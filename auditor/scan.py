@@ -169,6 +169,8 @@ class Scanner:
             session.flush()
             run_id = run.id
         summary = ScanSummary(run_id, mode, self.pack.sha256)
+        if self.judge is not None and hasattr(self.judge, "start_scan"):
+            self.judge.start_scan()  # a fresh per-scan call and token budget
         log.info("scan_started", run_id=run_id, mode=mode, rules=len(self.rules))
         status = "failed"
         try:
@@ -432,10 +434,13 @@ class Scanner:
                     for mid in dict.fromkeys(detection.memory_ids):
                         fn(session, self.settings, mid, actor=ACTOR, reason=reason)
                 elif rule.action == "supersede":
+                    # {"action": "supersede", "supersede": newer id, "superseded": older id}
                     plan = detection.details.get("suggested_resolution") or {}
-                    old, new = plan.get("old"), plan.get("new")
-                    if not (old and new):
-                        raise LifecycleError("no suggested resolution to apply")
+                    old, new = plan.get("superseded"), plan.get("supersede")
+                    if plan.get("action") != "supersede" or not (old and new):
+                        raise LifecycleError(
+                            "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
+                        )
                     lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
         except LifecycleError as exc:
             summary.action_errors += 1

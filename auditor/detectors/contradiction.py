@@ -1,0 +1,347 @@
+"""Contradictions: two active memories of one subject that cannot both hold.
+
+``scope = "subject"``: the engine hands over one subject's memories (blocking by subject).
+Inside the group the detector never compares all pairs; candidates come from an inverted
+index of content stems (top-k neighbours per memory; a frequent key only links memories
+close in time) and from a
+time-ordered walk over memories that mention values of the same exclusive slot (see
+:mod:`auditor.detectors._contradiction_candidates`). Each candidate pair is then judged
+offline (:mod:`auditor.detectors._contradiction_pairs`): slot/value conflicts from value sets
+kept as data, negation, exclusive traits, numbers and dates, and question/answer memories
+contradicted by a statement. Optionally an LLM judge (``DetectContext.judge``, see
+:mod:`auditor.judge`) settles uncertain candidates within its budget: any object with
+``judge_pair(older, newer, *, hint=None)`` returning a result with ``verdict``
+(contradiction / compatible / unsure), ``confidence``, ``which_supersedes``, ``status`` and
+``model``. A confirmed candidate takes the judge's confidence if higher; an uncertain one the
+judge calls compatible (confidence >= 0.6) is dropped; strong heuristic evidence is never sent
+and never dropped. The model's rationale is not copied into findings (it may quote memory
+text). A judge that raises is logged and ignored (the heuristic findings stay).
+
+Entities: ``slot_conflict``, ``negation``, ``exclusive_choice``, ``numeric_conflict``,
+``date_conflict``, ``answer_conflict`` and ``judged_contradiction`` (a pair no heuristic
+flagged but the LLM judge called a contradiction).
+
+Every detection is about a pair ``(older, newer)`` ordered by ``created_at`` then id, carries
+spans in both facts (``Span.memory_id`` set), and details: ``slot``, ``values`` (only words
+of the value sets, never free text), ``signals`` and a ``suggested_resolution``::
+
+    {"action": "supersede", "supersede": newer_id, "superseded": older_id, "keep": newer_id,
+     "why": "newer explicit statement of same or higher tier"}
+
+or, when the newer memory is not an explicit statement of the same or a higher trust tier,
+``{"action": "review", "supersede": None, "keep": <id or None>, "why": ...}``. A rule with
+``action: supersede`` lets the scan engine apply the first form automatically
+(``lifecycle.supersede(superseded, supersede)``); the second is for a reviewer.
+
+Params (all optional):
+    top_k: similar neighbours kept per memory (default 8).
+    max_df: for index keys held by more memories, only this many neighbours in time are
+        visited (default 64).
+    max_fact_chars: longer facts (Markdown pages) are not compared (default 4000).
+    skip_kinds: memory kinds left out (default ``[episodic]``: events, not standing facts).
+    checks: families of checks to run (default all: slot, trait, numeric, date, answer,
+        negation).
+    uncertain_band: ``[low, high]`` scores sent to the LLM judge when one is set
+        (default ``[0.3, 0.65]``).
+    judge_similar: also send unflagged pairs at least this similar to the judge
+        (default 0.45; ``null`` to disable).
+    judge_max_pairs: most pairs per subject sent to the judge (default 20).
+    extra_slots / extra_traits / extra_hedges: extend the tables of
+        :mod:`auditor.detectors._contradiction_data`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from auditor.config import tier_rank
+from auditor.detectors._contradiction_candidates import candidate_pairs
+from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
+from auditor.detectors._contradiction_text import Lexicon, Profile, build_profile, cue_sets_for
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.errors import ConfigError
+
+__all__ = ["ContradictionDetector", "suggested_resolution"]
+
+log = structlog.get_logger(__name__)
+
+_CHECKS = ("slot", "trait", "numeric", "date", "answer", "negation")
+_EXPLICIT_SOURCES = frozenset({"explicit_statement", "system"})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_PROFILE_CACHE_SIZE = 50_000
+
+
+def _created(m: MemoryView) -> datetime:
+    ts = m.created_at
+    if ts is None:
+        return _EPOCH
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+def _rank(tier: str) -> int:
+    try:
+        return tier_rank(tier)
+    except ConfigError:
+        return -1
+
+
+def suggested_resolution(older: MemoryView, newer: MemoryView) -> dict[str, Any]:
+    """How a reviewer (or a ``supersede`` rule) might resolve a contradiction.
+
+    A newer explicit statement (or system memory) of the same or a higher trust tier
+    supersedes the older memory; anything else goes to a reviewer, keeping the memory of the
+    higher tier when the tiers differ.
+
+    Args:
+        older: the older memory of the pair.
+        newer: the newer memory.
+
+    Returns:
+        ``{"action", "supersede", "superseded", "keep", "why"}`` (see the module docstring).
+    """
+    old_rank, new_rank = _rank(older.trust_tier), _rank(newer.trust_tier)
+    if newer.source_type in _EXPLICIT_SOURCES and new_rank >= old_rank:
+        return {
+            "action": "supersede",
+            "supersede": newer.memory_id,
+            "superseded": older.memory_id,
+            "keep": newer.memory_id,
+            "why": "newer explicit statement of same or higher tier",
+        }
+    if old_rank > new_rank:
+        return {
+            "action": "review",
+            "supersede": None,
+            "superseded": None,
+            "keep": older.memory_id,
+            "why": f"the newer memory has a lower trust tier ({newer.trust_tier} < "
+            f"{older.trust_tier}); it never overrides the older one without a reviewer",
+        }
+    return {
+        "action": "review",
+        "supersede": None,
+        "superseded": None,
+        "keep": None,
+        "why": "the newer memory is not an explicit statement; a reviewer decides which holds",
+    }
+
+
+class ContradictionDetector(Detector):
+    """Finds pairs of memories of one subject that cannot both hold; see the module docstring.
+
+    Raises:
+        ValueError: invalid params (the message names the parameter).
+    """
+
+    name = "contradiction"
+    scope = "subject"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(params)
+        p = self.params
+        self.top_k = _int_param(p, "top_k", 8, 1, 100)
+        self.max_df = _int_param(p, "max_df", 64, 2, 100_000)
+        self.max_fact_chars = _int_param(p, "max_fact_chars", 4000, 100, 10_000_000)
+        self.judge_max_pairs = _int_param(p, "judge_max_pairs", 20, 0, 10_000)
+        skip = p.get("skip_kinds", ["episodic"])
+        if not isinstance(skip, list) or not all(isinstance(k, str) for k in skip):
+            raise ValueError("params.skip_kinds must be a list of memory kinds")
+        self.skip_kinds = frozenset(skip)
+        checks = p.get("checks", list(_CHECKS))
+        if not isinstance(checks, list) or not checks or any(c not in _CHECKS for c in checks):
+            raise ValueError(f"params.checks must be a non-empty list out of {', '.join(_CHECKS)}")
+        self.checks = tuple(checks)
+        band = p.get("uncertain_band", [0.3, 0.65])
+        if (
+            not isinstance(band, list)
+            or len(band) != 2
+            or not all(isinstance(x, (int, float)) for x in band)
+            or not 0 <= band[0] <= band[1] <= 1
+        ):
+            raise ValueError("params.uncertain_band must be [low, high] with 0 <= low <= high <= 1")
+        self.uncertain_low, self.uncertain_high = float(band[0]), float(band[1])
+        similar = p.get("judge_similar", 0.45)
+        if similar is not None and not (isinstance(similar, (int, float)) and 0 <= similar <= 1):
+            raise ValueError("params.judge_similar must be a number 0..1 or null")
+        self.judge_similar: float | None = None if similar is None else float(similar)
+        self.lexicon = Lexicon.from_params(p)
+        self._cues = cue_sets_for(self.lexicon)
+        self._profiles: OrderedDict[str, Profile] = OrderedDict()
+
+    # -- profiles --------------------------------------------------------------------
+
+    def profile(self, fact: str, content_hash: str = "") -> Profile:
+        """The (cached) profile of one fact.
+
+        Args:
+            fact: the memory text.
+            content_hash: its content hash, the cache key (no caching when empty).
+
+        Returns:
+            The profile.
+        """
+        if content_hash:
+            found = self._profiles.get(content_hash)
+            if found is not None:
+                self._profiles.move_to_end(content_hash)
+                return found
+        prof = build_profile(fact, self.lexicon, self._cues)
+        if content_hash:
+            self._profiles[content_hash] = prof
+            if len(self._profiles) > _PROFILE_CACHE_SIZE:
+                self._profiles.popitem(last=False)
+        return prof
+
+    # -- the detector ----------------------------------------------------------------
+
+    def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
+        """Contradicting pairs among one subject's memories.
+
+        Args:
+            memories: the subject's memories (the engine passes those the rules apply to).
+            ctx: the scan context; ``ctx.judge`` (optional) settles uncertain pairs.
+
+        Returns:
+            One detection per contradicting pair, ``memory_ids = (older, newer)``.
+        """
+        usable = [
+            m
+            for m in memories
+            if m.status == "active"
+            and m.kind not in self.skip_kinds
+            and m.fact.strip()
+            and len(m.fact) <= self.max_fact_chars
+        ]
+        if len(usable) < 2:
+            return []
+        usable.sort(key=lambda m: (_created(m), m.memory_id))
+        profiles = [self.profile(m.fact, m.content_hash) for m in usable]
+        order = list(range(len(usable)))
+        pairs = candidate_pairs(profiles, order, top_k=self.top_k, max_df=self.max_df)
+        found: dict[tuple[int, int], tuple[Signal, list[Signal]]] = {}
+        undecided: list[tuple[int, int, float]] = []
+        for (i, j), _score in sorted(pairs.items()):
+            older, newer = usable[i], usable[j]
+            if _linked(older, newer) or (
+                older.content_hash and older.content_hash == newer.content_hash
+            ):
+                continue
+            signals = judge_pair(
+                profiles[i], profiles[j], older.fact, newer.fact, self.lexicon, checks=self.checks
+            )
+            if signals:
+                found[(i, j)] = (signals[0], signals)
+            elif self.judge_similar is not None and ctx.judge is not None:
+                sim = similarity(profiles[i], profiles[j])
+                if sim >= self.judge_similar:
+                    undecided.append((i, j, sim))
+        verdicts: dict[tuple[int, int], Any] = {}
+        if ctx.judge is not None and self.judge_max_pairs:
+            verdicts = self._ask_judge(usable, found, undecided, ctx)
+        detections: list[Detection] = []
+        for key in sorted(set(found) | set(verdicts)):
+            i, j = key
+            det = self._detection(usable[i], usable[j], found.get(key), verdicts.get(key))
+            if det is not None:
+                detections.append(det)
+        return detections
+
+    def _ask_judge(
+        self,
+        usable: Sequence[MemoryView],
+        found: Mapping[tuple[int, int], tuple[Signal, list[Signal]]],
+        undecided: Sequence[tuple[int, int, float]],
+        ctx: DetectContext,
+    ) -> dict[tuple[int, int], Any]:
+        """Send uncertain candidates (weakest evidence first, then similar pairs) to the judge."""
+        queue: list[tuple[tuple[int, int], str | None]] = [
+            (key, sig.entity)
+            for key, (sig, _all) in sorted(found.items(), key=lambda kv: kv[1][0].score)
+            if self.uncertain_low <= sig.score < self.uncertain_high
+        ]
+        queue += [((i, j), None) for i, j, _s in sorted(undecided, key=lambda t: -t[2])]
+        verdicts: dict[tuple[int, int], Any] = {}
+        for key, hint in queue[: self.judge_max_pairs]:
+            i, j = key
+            try:
+                verdict = ctx.judge.judge_pair(usable[i], usable[j], hint=hint)
+            except Exception as exc:  # noqa: BLE001 - the judge is optional; keep the heuristics
+                log.warning("contradiction_judge_error", error=type(exc).__name__)
+                break
+            if verdict is not None:
+                verdicts[key] = verdict
+        return verdicts
+
+    def _detection(
+        self,
+        older: MemoryView,
+        newer: MemoryView,
+        heuristic: tuple[Signal, list[Signal]] | None,
+        verdict: Any,
+    ) -> Detection | None:
+        """One detection for a pair, merging the heuristic signals and the judge's verdict."""
+        judge_info: dict[str, Any] | None = None
+        if verdict is not None:
+            judge_info = {
+                "verdict": getattr(verdict, "verdict", "unsure"),
+                "confidence": round(float(getattr(verdict, "confidence", 0.0)), 3),
+                "which_supersedes": getattr(verdict, "which_supersedes", "none"),
+                "status": getattr(verdict, "status", "ok"),
+                "model": getattr(verdict, "model", None),
+            }
+        if heuristic is None:
+            if judge_info is None or judge_info["verdict"] != "contradiction":
+                return None
+            entity, score = "judged_contradiction", judge_info["confidence"]
+            reason = "the LLM judge found that the two memories cannot both hold"
+            spans: tuple[Span, ...] = ()
+            details: dict[str, Any] = {"signals": ["judged_contradiction"], "slot": None}
+        else:
+            best, signals = heuristic
+            entity, score, reason = best.entity, best.score, best.reason
+            spans = tuple(
+                [Span(s, e, label, older.memory_id) for s, e, label in best.spans.older]
+                + [Span(s, e, label, newer.memory_id) for s, e, label in best.spans.newer]
+            )
+            details = dict(best.details)
+            details["signals"] = sorted(
+                {x for sig in signals for x in sig.details.get("signals", [sig.entity])}
+            )
+            if judge_info is not None:
+                if judge_info["verdict"] == "contradiction":
+                    score = max(score, judge_info["confidence"])
+                elif (
+                    judge_info["verdict"] == "compatible"
+                    and judge_info["confidence"] >= 0.6
+                    and score < self.uncertain_high
+                ):
+                    return None
+        details["suggested_resolution"] = suggested_resolution(older, newer)
+        if judge_info is not None:
+            details["judge"] = judge_info
+        return Detection(
+            memory_ids=(older.memory_id, newer.memory_id),
+            detector=self.name,
+            entity=entity,
+            score=round(min(1.0, max(0.0, score)), 3),
+            reason=reason,
+            spans=spans,
+            details=details,
+        )
+
+
+def _linked(a: MemoryView, b: MemoryView) -> bool:
+    """Whether one memory already supersedes the other (history, not a contradiction)."""
+    return a.supersedes == b.memory_id or b.supersedes == a.memory_id
+
+
+def _int_param(params: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = params.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"params.{name} must be an integer {low}..{high}")
+    return value
