@@ -59,6 +59,16 @@ class EngineError:
 class _Group:
     detector: Detector
     rules: list[Rule] = field(default_factory=list)
+    _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
+
+    def applicable(self, m: MemoryView) -> list[Rule]:
+        """The group's rules that apply to ``m`` (memoised on the properties rules test)."""
+        key = (m.trust_tier, m.category, m.kind, m.status)
+        found = self._applicable.get(key)
+        if found is None:
+            found = [r for r in self.rules if _applies(r, m)]
+            self._applicable[key] = found
+        return found
 
 
 def _applies(rule: Rule, m: MemoryView) -> bool:
@@ -88,14 +98,12 @@ class Engine:
         """An engine over the pack's active rules."""
         return cls(pack.active())
 
-    def run_memory(
-        self, m: MemoryView, ctx: DetectContext
-    ) -> tuple[list[Hit], list[EngineError]]:
+    def run_memory(self, m: MemoryView, ctx: DetectContext) -> tuple[list[Hit], list[EngineError]]:
         """Per-memory rules on one memory."""
         hits: list[Hit] = []
         errors: list[EngineError] = []
         for group in self.memory_groups:
-            rules = [r for r in group.rules if _applies(r, m)]
+            rules = group.applicable(m)
             if not rules:
                 continue
             try:
@@ -116,7 +124,7 @@ class Engine:
         if not memories:
             return hits, errors
         for group in self.subject_groups:
-            usable = [m for m in memories if any(_applies(r, m) for r in group.rules)]
+            usable = [m for m in memories if group.applicable(m)]
             if not usable:
                 continue
             by_id = {m.memory_id: m for m in usable}
@@ -125,6 +133,8 @@ class Engine:
             except Exception as exc:  # noqa: BLE001 - one subject must not stop a scan
                 errors.append(_error(group.rules, tuple(by_id), exc))
                 continue
+            if ctx.focus is not None:
+                detections = [d for d in detections if not ctx.focus.isdisjoint(d.memory_ids)]
             for d in detections:
                 involved = [by_id[i] for i in d.memory_ids if i in by_id]
                 for r in group.rules:
@@ -183,9 +193,7 @@ def _case_memory(rule: Rule, case: Any, n: int, settings: Settings) -> MemoryVie
 def case_views(rule: Rule, case: Any, settings: Settings) -> list[MemoryView]:
     """The memories of one test case: a fact, a memory mapping, or ``{memories: [...]}``."""
     if isinstance(case, Mapping) and "memories" in case:
-        return [
-            _case_memory(rule, item, i, settings) for i, item in enumerate(case["memories"])
-        ]
+        return [_case_memory(rule, item, i, settings) for i, item in enumerate(case["memories"])]
     return [_case_memory(rule, case, 0, settings)]
 
 
@@ -232,8 +240,11 @@ def run_rule_tests(
                 try:
                     views = case_views(rule, _strip_case_keys(case), settings)
                 except Exception as exc:  # noqa: BLE001 - a broken case is a failed case
-                    results.append(CaseResult(rule.id, rule.where, kind, i, False, False,
-                                              f"invalid case: {exc}"))
+                    results.append(
+                        CaseResult(
+                            rule.id, rule.where, kind, i, False, False, f"invalid case: {exc}"
+                        )
+                    )
                     continue
                 consents = (
                     {views[0].subject: frozenset(case.get("consents", []))}
@@ -244,8 +255,17 @@ def run_rule_tests(
                 hits, errors = engine.run(views, ctx)
                 caught = any(h.rule.id == rule.id for h in hits)
                 if errors:
-                    results.append(CaseResult(rule.id, rule.where, kind, i, False, caught,
-                                              f"detector error: {errors[0].error}"))
+                    results.append(
+                        CaseResult(
+                            rule.id,
+                            rule.where,
+                            kind,
+                            i,
+                            False,
+                            caught,
+                            f"detector error: {errors[0].error}",
+                        )
+                    )
                     continue
                 ok = caught if kind == "flag" else (not caught if kind == "pass" else True)
                 note = "now caught: promote it to flag" if kind == "known_miss" and caught else ""

@@ -264,6 +264,7 @@ class Scanner:
             consents=consents,
             lookup=self._lookup,
             judge=self.judge,
+            focus=None if changed_ids is None else frozenset(changed_ids),
         )
         hits: list[Hit] = []
         errors: list[EngineError] = []
@@ -290,7 +291,7 @@ class Scanner:
                         "error": err.error,
                     }
                 )
-        self._record(run_id, hits, views, evaluated, set(views), sel.now, summary)
+        self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary)
         return len(evaluated)
 
     def _lookup(self, memory_id: str) -> MemoryView | None:
@@ -306,7 +307,7 @@ class Scanner:
         hits: Sequence[Hit],
         views: dict[str, MemoryView],
         evaluated_single: set[str],
-        evaluated_subject: set[str],
+        focus: frozenset[str] | None,
         now: datetime,
         summary: ScanSummary,
     ) -> None:
@@ -373,7 +374,7 @@ class Scanner:
                 set(merged),
                 views,
                 evaluated_single,
-                evaluated_subject,
+                focus,
                 now,
                 summary,
             )
@@ -459,15 +460,20 @@ class Scanner:
         seen: set[str],
         views: dict[str, MemoryView],
         evaluated_single: set[str],
-        evaluated_subject: set[str],
+        focus: frozenset[str] | None,
         now: datetime,
         summary: ScanSummary,
     ) -> None:
-        """Resolve open findings on evaluated memories that this scan did not find again."""
-        if not evaluated_subject:
+        """Resolve open findings that this scan re-evaluated and did not find again.
+
+        A per-memory rule's finding was re-evaluated when its memory was scanned. A subject
+        rule's finding was re-evaluated when its memories were loaded and, in an incremental
+        scan, one of them changed (pairs of unchanged memories wait for the next full scan).
+        """
+        ids = list(views) if focus is None else list(focus)
+        if not ids:
             return
         candidates: dict[str, Finding] = {}
-        ids = list(evaluated_subject)
         for start in range(0, len(ids), 500):
             for f in session.scalars(
                 select(Finding)
@@ -487,8 +493,13 @@ class Scanner:
             if rule is None:
                 continue  # rule removed or deprecated: leave the finding for a reviewer
             mids = [link.memory_id for link in f.memories]
-            scope = evaluated_subject if rule.id in self.subject_rule_ids else evaluated_single
-            if not all(m in scope for m in mids):
+            if rule.id in self.subject_rule_ids:
+                evaluated = all(m in views for m in mids) and (
+                    focus is None or not focus.isdisjoint(mids)
+                )
+            else:
+                evaluated = all(m in evaluated_single for m in mids)
+            if not evaluated:
                 continue
             hashes = (f.evidence or {}).get("content_hashes", {})
             changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)

@@ -47,17 +47,58 @@ _SLOTS: dict[str, list[str]] = {
     "editor": ["VS Code", "Neovim", "IntelliJ"],
     "food": ["satay", "pad thai", "granola bars"],
 }
-_VERBS = ["Reviewed", "Refactored", "Debugged", "Documented", "Benchmarked", "Sketched",
-          "Migrated", "Tested", "Planned", "Profiled", "Rewrote", "Estimated"]
-_PARTS = ["login flow", "billing API", "search index", "CI pipeline", "onboarding emails",
-          "export job", "mobile layout", "rate limiter", "cache layer", "admin dashboard",
-          "retry logic", "audit trail", "sync worker", "pricing page"]
-_WHERE = ["with the user", "before the release", "after the incident", "for the demo",
-          "during pairing", "over chat", "at the weekly sync", "ahead of the audit"]
-_OUTCOMES = ["two follow-ups were opened", "it shipped on time", "a regression was found",
-             "the user approved the plan", "numbers improved by a third", "work continues",
-             "it needs a second opinion", "the fix is waiting for review",
-             "latency dropped noticeably", "scope was cut in half"]
+_VERBS = [
+    "Reviewed",
+    "Refactored",
+    "Debugged",
+    "Documented",
+    "Benchmarked",
+    "Sketched",
+    "Migrated",
+    "Tested",
+    "Planned",
+    "Profiled",
+    "Rewrote",
+    "Estimated",
+]
+_PARTS = [
+    "login flow",
+    "billing API",
+    "search index",
+    "CI pipeline",
+    "onboarding emails",
+    "export job",
+    "mobile layout",
+    "rate limiter",
+    "cache layer",
+    "admin dashboard",
+    "retry logic",
+    "audit trail",
+    "sync worker",
+    "pricing page",
+]
+_WHERE = [
+    "with the user",
+    "before the release",
+    "after the incident",
+    "for the demo",
+    "during pairing",
+    "over chat",
+    "at the weekly sync",
+    "ahead of the audit",
+]
+_OUTCOMES = [
+    "two follow-ups were opened",
+    "it shipped on time",
+    "a regression was found",
+    "the user approved the plan",
+    "numbers improved by a third",
+    "work continues",
+    "it needs a second opinion",
+    "the fix is waiting for review",
+    "latency dropped noticeably",
+    "scope was cut in half",
+]
 _PROBLEMS = [
     (
         "external_content",
@@ -86,8 +127,9 @@ def _fill(template: str, values: dict[str, str], rng: random.Random, n: int) -> 
     return template.format(n=n, n4=f"{n % 10000:04d}", key=key, **values)
 
 
-def synthetic_records(n: int, seed: int = 7, problem_rate: float = 0.03,
-                      per_subject: int = 20) -> Iterator[dict[str, Any]]:
+def synthetic_records(
+    n: int, seed: int = 7, problem_rate: float = 0.03, per_subject: int = 12
+) -> Iterator[dict[str, Any]]:
     """``n`` canonical records; about ``problem_rate`` of them carry a planted problem.
 
     Each subject is one consistent persona (one city, one package manager, ...), so facts
@@ -98,10 +140,12 @@ def synthetic_records(n: int, seed: int = 7, problem_rate: float = 0.03,
     base = datetime(2026, 1, 1, tzinfo=UTC)
     persona: dict[str, str] = {}
     pool: list[str] = []
+    pieces: list[list[str]] = []
     for i in range(n):
         if i % per_subject == 0:
             persona = _persona(rng)
             pool = rng.sample(_KO if rng.random() < 0.35 else _EN, k=len(_KO))
+            pieces = [rng.sample(seq, k=len(seq)) for seq in (_VERBS, _PARTS, _WHERE, _OUTCOMES)]
         created = base + timedelta(minutes=37 * i)
         position = i % per_subject
         roll = rng.random()
@@ -112,15 +156,21 @@ def synthetic_records(n: int, seed: int = 7, problem_rate: float = 0.03,
             src, template = "explicit_statement", pool[0]  # planted: restated or contradicted
             values = _persona(rng) if rng.random() < 0.5 else persona
         elif position < len(pool):
-            src = rng.choice(["explicit_statement", "explicit_statement", "inferred",
-                              "external_content", "tool_output"])
+            src = rng.choice(
+                [
+                    "explicit_statement",
+                    "explicit_statement",
+                    "inferred",
+                    "external_content",
+                    "tool_output",
+                ]
+            )
             template = pool[position]
         else:
             src = "inferred"
-            template = (
-                f"{rng.choice(_VERBS)} the {rng.choice(_PARTS)} {rng.choice(_WHERE)}; "
-                f"{rng.choice(_OUTCOMES)}"
-            )
+            k = position - len(pool)  # distinct pieces within a subject: no accidental repeats
+            verb, part, where, outcome = (seq[k % len(seq)] for seq in pieces)
+            template = f"{verb} the {part} {where}; {outcome}"
         record: dict[str, Any] = {
             "memory_id": f"syn_{i:08d}",
             "subject": f"user:s{i // per_subject:06d}",

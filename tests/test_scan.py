@@ -344,8 +344,10 @@ def test_incremental_scan_reevaluates_only_changed_subjects(
     summary = Scanner(db, pack).run()
     assert sorted(SameFactDetector.calls) == ["b0", "b1", "b2"]  # the whole subject, nothing else
     assert summary.subjects_scanned == 1
-    assert summary.findings_new == 1  # b1 now pairs with b0; b0+b2 was found before
-    assert summary.findings_seen == 1 and summary.findings_resolved == 0
+    assert summary.findings_new == 1  # b1 now pairs with b0
+    # b0+b2 involves no changed memory: neither re-reported nor resolved; it stays open
+    assert summary.findings_seen == 0 and summary.findings_resolved == 0
+    assert len(findings(db, "open")) == 4
 
 
 def test_contradiction_rule_supersedes_with_the_shipped_pack(db: Database, tmp_path: Path) -> None:

@@ -157,6 +157,9 @@ class DetectContext:
         consents: subject -> categories it explicitly opted in to (and not revoked).
         lookup: resolves a memory id outside the group (chain detectors), or None.
         judge: the optional LLM judge (contradictions, injection second opinion), or None.
+        focus: in an incremental scan, the memories that changed: subject detectors need
+            only report (and may only compute) pairs and groups involving one of them.
+            None means everything is in focus (full scans, eval, rule tests).
     """
 
     now: datetime
@@ -164,6 +167,7 @@ class DetectContext:
     consents: Mapping[str, frozenset[str]] = field(default_factory=dict)
     lookup: Callable[[str], MemoryView | None] | None = None
     judge: Any = None
+    focus: frozenset[str] | None = None
 
 
 class Detector(abc.ABC):
@@ -184,8 +188,6 @@ class Detector(abc.ABC):
         """Detections in one memory (``scope = "memory"``)."""
         raise TypeError(f"detector {self.name} works on subjects, not single memories")
 
-    def analyze_group(
-        self, memories: Sequence[MemoryView], ctx: DetectContext
-    ) -> list[Detection]:
+    def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
         """Detections among the memories of one subject (``scope = "subject"``)."""
         raise TypeError(f"detector {self.name} works on single memories, not subjects")

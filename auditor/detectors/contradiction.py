@@ -223,6 +223,13 @@ class ContradictionDetector(Detector):
         profiles = [self.profile(m.fact, m.content_hash) for m in usable]
         order = list(range(len(usable)))
         pairs = candidate_pairs(profiles, order, top_k=self.top_k, max_df=self.max_df)
+        if ctx.focus is not None:  # incremental scan: judge only pairs with a changed memory
+            focus = ctx.focus
+            pairs = {
+                k: v
+                for k, v in pairs.items()
+                if usable[k[0]].memory_id in focus or usable[k[1]].memory_id in focus
+            }
         found: dict[tuple[int, int], tuple[Signal, list[Signal]]] = {}
         undecided: list[tuple[int, int, float]] = []
         for (i, j), _score in sorted(pairs.items()):
