@@ -64,8 +64,12 @@ def presidio_baseline(texts: list[str]) -> float:
 
     with tempfile.TemporaryDirectory(prefix="memaudit-blank-") as folder:
         spacy.blank("en").to_disk(folder)
-        provider = NlpEngineProvider(nlp_configuration={
-            "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": folder}]})
+        provider = NlpEngineProvider(
+            nlp_configuration={
+                "nlp_engine_name": "spacy",
+                "models": [{"lang_code": "en", "model_name": folder}],
+            }
+        )
         engine = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
         engine.analyze("warm up a@b.example", language="en")
         started = time.perf_counter()
@@ -81,8 +85,13 @@ def _views(n: int, settings: Settings, seed: int = 11) -> list[MemoryView]:
     ]
 
 
-def run_bench(pack: RulePack, settings: Settings, memories: int = 100_000,
-              database_url: str | None = None, say: Say = print) -> BenchResult:
+def run_bench(
+    pack: RulePack,
+    settings: Settings,
+    memories: int = 100_000,
+    database_url: str | None = None,
+    say: Say = print,
+) -> BenchResult:
     """Run the benchmark and return its figures (``say`` reports progress)."""
     result = BenchResult(memories)
     with tempfile.TemporaryDirectory(prefix="memaudit-bench-") as tmp:
@@ -92,8 +101,12 @@ def run_bench(pack: RulePack, settings: Settings, memories: int = 100_000,
 
         say("baseline: Presidio pattern-only analyzer alone ...")
         base = presidio_baseline(texts)
-        result.add("presidio_per_s", "Presidio pattern-only alone", memories / base,
-                   f"{memories / base:,.0f} memories/s")
+        result.add(
+            "presidio_per_s",
+            "Presidio pattern-only alone",
+            memories / base,
+            f"{memories / base:,.0f} memories/s",
+        )
 
         url = database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
         db = Database(settings, url=url)
@@ -105,10 +118,12 @@ def run_bench(pack: RulePack, settings: Settings, memories: int = 100_000,
         started = time.perf_counter()
         full = Scanner(db, pack).run(full=True)
         full_s = time.perf_counter() - started
-        result.add("full_scan_per_s", f"full scan, {len(pack.active())} rules",
-                   memories / full_s,
-                   f"{memories / full_s:,.0f} memories/s ({full_s:.1f}s, "
-                   f"{full.findings_new:,} findings)")
+        result.add(
+            "full_scan_per_s",
+            f"full scan, {len(pack.active())} rules",
+            memories / full_s,
+            f"{memories / full_s:,.0f} memories/s ({full_s:.1f}s, {full.findings_new:,} findings)",
+        )
         ratio = (memories / full_s) / (memories / base)
         result.add("full_vs_presidio", "full scan / Presidio alone", ratio, f"{ratio:.2f}x")
 
@@ -126,10 +141,13 @@ def run_bench(pack: RulePack, settings: Settings, memories: int = 100_000,
         started = time.perf_counter()
         inc = Scanner(db, pack).run()
         inc_s = time.perf_counter() - started
-        result.add("incremental_share", "incremental scan after 1% changed",
-                   inc_s / full_s,
-                   f"{inc_s:.2f}s = {inc_s / full_s:.1%} of the full scan "
-                   f"({inc.memories_scanned:,} memories re-scanned)")
+        result.add(
+            "incremental_share",
+            "incremental scan after 1% changed",
+            inc_s / full_s,
+            f"{inc_s:.2f}s = {inc_s / full_s:.1%} of the full scan "
+            f"({inc.memories_scanned:,} memories re-scanned)",
+        )
         db.dispose()
 
     say("write guard ...")
@@ -155,9 +173,12 @@ def run_bench(pack: RulePack, settings: Settings, memories: int = 100_000,
             started = time.perf_counter()
             engine.run(views, ctx)
             took = time.perf_counter() - started
-            result.add(f"pairs_us_per_memory_{size}",
-                       f"contradiction+duplicate rules, {size:,} memories",
-                       took / size * 1e6, f"{took / size * 1e6:,.1f} µs per memory ({took:.2f}s)")
+            result.add(
+                f"pairs_us_per_memory_{size}",
+                f"contradiction+duplicate rules, {size:,} memories",
+                took / size * 1e6,
+                f"{took / size * 1e6:,.1f} µs per memory ({took:.2f}s)",
+            )
     return result
 
 

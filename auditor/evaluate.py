@@ -115,8 +115,9 @@ def load_corpus(folder: Path, settings: Settings) -> tuple[list[MemoryView], dic
             raise InputError(f"{mem_path}: {item.location}: {item.error}")
         if item.raw is None:
             continue
-        views.append(MemoryView.from_record(parse_record(item.raw, item.location, settings),
-                                            settings))
+        views.append(
+            MemoryView.from_record(parse_record(item.raw, item.location, settings), settings)
+        )
     try:
         labels = json.loads(label_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

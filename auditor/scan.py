@@ -51,6 +51,28 @@ __all__ = ["ScanSummary", "Scanner"]
 
 log = structlog.get_logger(__name__)
 
+#: Columns read into :class:`MemoryView` (memory_id first).
+_VIEW_COLUMNS = (
+    "memory_id",
+    "subject",
+    "fact",
+    "trust_tier",
+    "namespace",
+    "kind",
+    "category",
+    "source_type",
+    "source_uri",
+    "status",
+    "supersedes",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "confidence",
+    "content_hash",
+    "origin",
+    "access_count",
+    "extra",
+)
 WATERMARK = "scan"
 ACTOR = "memaudit-scan"
 SUBJECT_BATCH = 200
@@ -237,13 +259,12 @@ class Scanner:
         self, run_id: int, subjects: Sequence[str], sel: _Selection, summary: ScanSummary
     ) -> int:
         with self.db.session() as session:
-            memories = list(
-                session.scalars(
-                    select(Memory)
-                    .where(Memory.subject.in_(subjects))
-                    .order_by(Memory.subject, Memory.memory_id)
-                )
-            )
+            # plain rows, not ORM objects: the scan only reads, and this is its hottest query
+            rows = session.execute(
+                select(*(getattr(Memory, name) for name in _VIEW_COLUMNS))
+                .where(Memory.subject.in_(subjects))
+                .order_by(Memory.subject, Memory.memory_id)
+            ).all()
             changed_ids: set[str] | None = None
             if not sel.full:
                 changed_ids = set(
@@ -254,7 +275,7 @@ class Scanner:
                     )
                 )
             consents = _consents(session, subjects, sel.now)
-        views = {m.memory_id: MemoryView.from_model(m) for m in memories}
+        views = {row[0]: MemoryView(**dict(zip(_VIEW_COLUMNS, row, strict=True))) for row in rows}
         by_subject: dict[str, list[MemoryView]] = defaultdict(list)
         for v in views.values():
             by_subject[v.subject].append(v)
@@ -473,15 +494,26 @@ class Scanner:
         ids = list(views) if focus is None else list(focus)
         if not ids:
             return
-        candidates: dict[str, Finding] = {}
+        # First the ids of open findings on these memories that this batch did not see again
+        # (a light query), then the few full findings among them.
+        unseen: set[str] = set()
         for start in range(0, len(ids), 500):
+            # status is filtered here, not in SQL: with it in the WHERE clause, SQLite (no
+            # statistics) drives the join from the status index and tests the id list per row
+            for finding_id, fp, status in session.execute(
+                select(Finding.finding_id, Finding.fingerprint, Finding.status)
+                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
+                .where(FindingMemory.memory_id.in_(ids[start : start + 500]))
+            ):
+                if status in _OPEN and fp not in seen:
+                    unseen.add(finding_id)
+        candidates: dict[str, Finding] = {}
+        pending = sorted(unseen)
+        for start in range(0, len(pending), 500):
             for f in session.scalars(
                 select(Finding)
                 .options(selectinload(Finding.memories))
-                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
-                .where(
-                    FindingMemory.memory_id.in_(ids[start : start + 500]), Finding.status.in_(_OPEN)
-                )
+                .where(Finding.finding_id.in_(pending[start : start + 500]))
             ):
                 candidates[f.finding_id] = f
         key = lifecycle.audit_key(self.settings)

@@ -11,13 +11,25 @@ from auditor.testing import make_record, write_jsonl
 def test_budget_command(run_cli, db_url: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     cli = lambda *a: run_cli("--database-url", db_url, *a)  # noqa: E731
     cli("init")
-    rows = [make_record(memory_id=f"m{i}", subject="user:b",
-                        fact=f"always run the linter before commit {i % 3}",
-                        created_at=f"2026-01-{i + 1:02d}T00:00:00Z", category="correction")
-            for i in range(9)]
-    rows += [make_record(memory_id=f"x{i}", subject="user:b", fact=f"distinct rule number {w}",
-                         category="pattern")
-             for i, w in enumerate(["alpha", "beta", "gamma"])]
+    rows = [
+        make_record(
+            memory_id=f"m{i}",
+            subject="user:b",
+            fact=f"always run the linter before commit {i % 3}",
+            created_at=f"2026-01-{i + 1:02d}T00:00:00Z",
+            category="correction",
+        )
+        for i in range(9)
+    ]
+    rows += [
+        make_record(
+            memory_id=f"x{i}",
+            subject="user:b",
+            fact=f"distinct rule number {w}",
+            category="pattern",
+        )
+        for i, w in enumerate(["alpha", "beta", "gamma"])
+    ]
     cli("import", str(write_jsonl(tmp_path / "b.jsonl", rows)))
     table = cli("budget", "--subject", "user:b", "--cap", "correction:2:", "--cap", "*:1:80")
     assert table.code == 0, table.err

@@ -44,8 +44,9 @@ def corpus(tmp_path: Path) -> Path:
     rows = [
         make_record(memory_id="p1", fact="an evil plan", subject="user:a"),
         make_record(memory_id="p2", fact="a sneaky plan", subject="user:a"),
-        make_record(memory_id="n1", fact="evil is a word in this benign sentence",
-                    subject="user:b"),
+        make_record(
+            memory_id="n1", fact="evil is a word in this benign sentence", subject="user:b"
+        ),
         make_record(memory_id="n2", fact="nothing here", subject="user:b"),
         make_record(memory_id="ig", fact="evil but ambiguous", subject="user:b"),
         make_record(memory_id="c1", fact="same", subject="user:c"),
@@ -54,18 +55,23 @@ def corpus(tmp_path: Path) -> Path:
         make_record(memory_id="d2", fact="different", subject="user:d"),
     ]
     write_jsonl(folder / "memories.jsonl", rows)
-    (folder / "labels.json").write_text(json.dumps({
-        "memory_labels": {"p1": ["injection"], "p2": ["injection"]},
-        "contradictions": [["c1", "c2"], ["d1", "d2"]],
-        "non_contradictions": [],
-        "ignore": ["ig"],
-        "notes": {"scored_labels": ["injection"]},
-    }))
+    (folder / "labels.json").write_text(
+        json.dumps(
+            {
+                "memory_labels": {"p1": ["injection"], "p2": ["injection"]},
+                "contradictions": [["c1", "c2"], ["d1", "d2"]],
+                "non_contradictions": [],
+                "ignore": ["ig"],
+                "notes": {"scored_labels": ["injection"]},
+            }
+        )
+    )
     return folder
 
 
-def test_scores_are_computed_per_label_and_pair(corpus: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scores_are_computed_per_label_and_pair(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from auditor.detectors import DETECTORS
 
     monkeypatch.setitem(DETECTORS, "same_fact", "auditor.testing:SameFactDetector")

@@ -40,7 +40,10 @@ def test_good_pack_loads_and_self_tests(tmp_path: Path) -> None:
     assert [r.id for r in pack.rules] == ["MA-TST-010"] and len(pack.sha256) == 64
     results = run_rule_tests(pack, load_settings())
     assert [(r.kind, r.ok, r.caught) for r in results] == [
-        ("flag", True, True), ("pass", True, False), ("known_miss", True, False)]
+        ("flag", True, True),
+        ("pass", True, False),
+        ("known_miss", True, False),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -53,11 +56,12 @@ def test_good_pack_loads_and_self_tests(tmp_path: Path) -> None:
         (GOOD + "extra_key: 1\n", 13, "extra_key"),
         (GOOD.replace("params: {terms: [evil]}", "params: {terms: [evil]"), 9, "invalid YAML"),
         (GOOD + "---\n" + GOOD, 15, "exactly one rule"),
-        (GOOD.replace("  flag: [\"an evil plan\"]\n", "  flag: []\n"), 1, "tests.flag"),
+        (GOOD.replace('  flag: ["an evil plan"]\n', "  flag: []\n"), 1, "tests.flag"),
     ],
 )
-def test_malformed_rule_names_file_and_line(tmp_path: Path, body: str, line: int,
-                                            message: str) -> None:
+def test_malformed_rule_names_file_and_line(
+    tmp_path: Path, body: str, line: int, message: str
+) -> None:
     folder = pack_with(tmp_path, {"ma-tst-010-kw.yaml": body})
     with pytest.raises(RuleError) as info:
         load_pack(folder)
@@ -67,8 +71,7 @@ def test_malformed_rule_names_file_and_line(tmp_path: Path, body: str, line: int
 
 def test_duplicate_and_retired_ids_and_file_names(tmp_path: Path) -> None:
     with pytest.raises(RuleError, match="also used by"):
-        load_pack(pack_with(tmp_path / "a", {"ma-tst-010-a.yaml": GOOD,
-                                             "ma-tst-010-b.yaml": GOOD}))
+        load_pack(pack_with(tmp_path / "a", {"ma-tst-010-a.yaml": GOOD, "ma-tst-010-b.yaml": GOOD}))
     folder = pack_with(tmp_path / "b", {"ma-tst-010-a.yaml": GOOD})
     (folder / "RETIRED_IDS").write_text("MA-TST-010  # replaced\n")
     with pytest.raises(RuleError, match="retired"):
@@ -78,8 +81,9 @@ def test_duplicate_and_retired_ids_and_file_names(tmp_path: Path) -> None:
 
 
 def test_bad_params_are_reported_by_lint(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    folder = pack_with(tmp_path, {"ma-tst-010-kw.yaml": GOOD.replace("{terms: [evil]}",
-                                                                     "{terms: []}")})
+    folder = pack_with(
+        tmp_path, {"ma-tst-010-kw.yaml": GOOD.replace("{terms: [evil]}", "{terms: []}")}
+    )
     r = run_cli("rules", "lint", "--rules", str(folder))
     assert r.code == 2 and "ma-tst-010-kw.yaml:1: params: params.terms" in r.err
 

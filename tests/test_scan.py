@@ -352,15 +352,31 @@ def test_incremental_scan_reevaluates_only_changed_subjects(
 
 def test_contradiction_rule_supersedes_with_the_shipped_pack(db: Database, tmp_path: Path) -> None:
     rows = [
-        make_record(memory_id="json", subject="user:k", fact="Wants report exports as JSON.",
-                    created_at="2026-01-02T09:00:00Z"),
-        make_record(memory_id="csv", subject="user:k",
-                    fact="Prefers every report export as CSV, never JSON.",
-                    created_at="2026-02-02T09:00:00Z"),
-        make_record(memory_id="pnpm", subject="user:j",
-                    fact="Our team only uses pnpm, never npm.", created_at="2026-01-02T09:00:00Z"),
-        make_record(memory_id="npm", subject="user:j", fact="Uses npm for all projects.",
-                    source={"type": "inferred"}, created_at="2026-03-02T09:00:00Z"),
+        make_record(
+            memory_id="json",
+            subject="user:k",
+            fact="Wants report exports as JSON.",
+            created_at="2026-01-02T09:00:00Z",
+        ),
+        make_record(
+            memory_id="csv",
+            subject="user:k",
+            fact="Prefers every report export as CSV, never JSON.",
+            created_at="2026-02-02T09:00:00Z",
+        ),
+        make_record(
+            memory_id="pnpm",
+            subject="user:j",
+            fact="Our team only uses pnpm, never npm.",
+            created_at="2026-01-02T09:00:00Z",
+        ),
+        make_record(
+            memory_id="npm",
+            subject="user:j",
+            fact="Uses npm for all projects.",
+            source={"type": "inferred"},
+            created_at="2026-03-02T09:00:00Z",
+        ),
     ]
     load(db, tmp_path, rows)
     summary = Scanner(db, load_pack()).run(full=True)

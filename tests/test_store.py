@@ -21,8 +21,9 @@ from auditor.testing import make_record
 
 def test_migrations_match_the_models(db: Database) -> None:
     with db.engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}),
-                                Base.metadata)
+        diff = compare_metadata(
+            MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata
+        )
     assert diff == []
 
 
@@ -33,12 +34,15 @@ def test_upgrade_from_first_revision_keeps_memories(db_url: str) -> None:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0001")
     with db.engine.begin() as conn:
-        conn.execute(text(
-            "INSERT INTO memories (memory_id, subject, namespace, kind, category, fact, "
-            "trust_tier, status, status_source, created_at, updated_at, access_count, "
-            "content_hash, extra, version) VALUES ('old', 'user:a', 'd', 'semantic', 'note', "
-            "'kept', 'user', 'active', 'source', :t, :t, 0, 'h', '{}', 1)"),
-            {"t": datetime(2026, 1, 1, 12, 0)})
+        conn.execute(
+            text(
+                "INSERT INTO memories (memory_id, subject, namespace, kind, category, fact, "
+                "trust_tier, status, status_source, created_at, updated_at, access_count, "
+                "content_hash, extra, version) VALUES ('old', 'user:a', 'd', 'semantic', 'note', "
+                "'kept', 'user', 'active', 'source', :t, :t, 0, 'h', '{}', 1)"
+            ),
+            {"t": datetime(2026, 1, 1, 12, 0)},
+        )
     before, after = db.upgrade()
     assert (before, after) == ("0001", db.head_revision())
     m = Lifecycle(db).get("old")

@@ -56,6 +56,7 @@ from auditor.detectors._injection_patterns import (
     SQUASHED_PATTERNS,
     Pattern,
 )
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 
 __all__ = ["InjectionDetector"]
@@ -565,6 +566,16 @@ def _url_risk(url: str, is_image: bool, data_words: bool) -> tuple[float, str]:
     return 0.0, ""
 
 
+def _needles_of(patterns: Sequence[Pattern]) -> tuple[LiteralSet, LiteralSet]:
+    """The distinct lower-case and case-sensitive needles of a pattern list."""
+    lower: set[str] = set()
+    cased: set[str] = set()
+    for pat in patterns:
+        (cased if pat.cased_needles else lower).update(pat.needles)
+        lower.update(pat.also)
+    return LiteralSet(lower), LiteralSet(cased)
+
+
 class InjectionDetector(Detector):
     """Planted directives, jailbreaks, hidden text and exfiltration links in a memory.
 
@@ -618,6 +629,11 @@ class InjectionDetector(Detector):
             and (languages is None or pat.lang in languages or pat.lang == "any")
         )
         self._strong_patterns = tuple(pat for pat in self._patterns if pat.score >= _STRONG)
+        # keyed by the identity of the two tuples above, which this instance keeps alive
+        self._needles = {
+            id(self._patterns): _needles_of(self._patterns),
+            id(self._strong_patterns): _needles_of(self._strong_patterns),
+        }
 
     # -- public ---------------------------------------------------------------------------
 
@@ -661,17 +677,22 @@ class InjectionDetector(Detector):
         return hits, norm
 
     def _match(self, norm: _Norm, patterns: Sequence[Pattern]) -> list[_Hit]:
-        """Pattern hits in the normalised text (spans mapped back to the original)."""
+        """Pattern hits in the normalised text (spans mapped back to the original).
+
+        Every distinct needle is looked for once per text; a pattern runs its regex only
+        when one of its needles (and of its ``also`` words) is present.
+        """
         text = norm.text
         low = text.lower()
         same_length = len(low) == len(text)
+        lower_needles, cased_needles = self._needles.get(id(patterns)) or _needles_of(patterns)
+        present = lower_needles.present(low)
+        present.update(cased_needles.present(text))
         hits: list[_Hit] = []
         for pat in patterns:
-            if pat.needles and not any(
-                map((text if pat.cased_needles else low).__contains__, pat.needles)
-            ):
+            if pat.needles and present.isdisjoint(pat.needles):
                 continue
-            if pat.also and not any(map(low.__contains__, pat.also)):
+            if pat.also and present.isdisjoint(pat.also):
                 continue
             if pat.fallback is None:
                 found = pat.regex.finditer(text)

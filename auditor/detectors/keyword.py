@@ -28,15 +28,18 @@ class KeywordDetector(Detector):
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         super().__init__(params)
         terms = self.params.get("terms")
-        if not isinstance(terms, list) or not terms or not all(
-            isinstance(t, str) and t.strip() for t in terms
+        if (
+            not isinstance(terms, list)
+            or not terms
+            or not all(isinstance(t, str) and t.strip() for t in terms)
         ):
             raise ValueError("params.terms must be a non-empty list of words or phrases")
         self.entity = str(self.params.get("entity", "keyword"))
         self.score = float(self.params.get("score", 0.9))
         flags = 0 if self.params.get("case_sensitive", False) else re.IGNORECASE
-        words = sorted({unicodedata.normalize("NFKC", t.strip()) for t in terms}, key=len,
-                       reverse=True)
+        words = sorted(
+            {unicodedata.normalize("NFKC", t.strip()) for t in terms}, key=len, reverse=True
+        )
         body = "|".join(re.escape(w) for w in words)
         if self.params.get("whole_word", True):
             body = rf"(?<!\w)(?:{body})(?!\w)"

@@ -1,0 +1,297 @@
+"""GDPR special categories of personal data (art. 9) and criminal records (art. 10).
+
+Presidio has no recognizer for these, so this detector works from tables
+(:mod:`auditor.detectors._special_terms`): per category and language (English, Korean),
+patterns that say something about a person ("diagnosed with diabetes", "votes Labour",
+"goes to church", "당뇨", "우울증", "임신", "약을 복용 중"), and benign look-alikes that
+cancel a hit ("the party starts at 8" never matches; "the Great Depression", "European
+Union", "SSH key fingerprint", "probation period at the new job" are excluded). Topic
+words alone ("religion", "healthy diet", "party") are not enough.
+
+Entities (one detection per category found in a memory, with every matching span):
+``health``, ``religion``, ``political_opinion``, ``sexual_orientation`` (includes sex life
+and gender identity), ``ethnic_origin``, ``trade_union``, ``genetic``, ``biometric``,
+``criminal_record``. The score is the strongest pattern's (0.6 weak ... 0.85 explicit).
+
+**Consent.** ``DetectContext.consents`` maps a subject to the categories it explicitly
+opted in to. When the memory's subject has opted in to the detected category, the
+detection is still returned (the rule still reports it) with
+``details["allowed_by_consent"] = True``, and the reason says so; the scan records such a
+finding as allowed instead of open, so a reviewer can still see what is stored under the
+consent, and a revoked consent turns the next scan's finding open. Without consent the
+flag is False.
+
+Reasons and details never contain the matched words: they name the category, the
+pattern ids, the languages and the counts; spans point at the text.
+
+Params:
+    categories: categories to look for (default: all nine).
+    languages: pattern languages to run (default ``[en, ko]``; Korean patterns run only on
+        text that contains Hangul).
+    min_score: lowest score reported (default 0.5).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from auditor.detectors import _special_terms as terms
+from auditor.detectors._literals import LiteralSet
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+
+__all__ = ["CATEGORIES", "SpecialCategoryDetector"]
+
+CATEGORIES = terms.CATEGORIES
+LANGUAGES = ("en", "ko")
+#: Which GDPR article covers each category.
+ARTICLE = {c: "GDPR art. 9" for c in CATEGORIES} | {"criminal_record": "GDPR art. 10"}
+
+#: Hits kept per category and memory (a long page full of matches stays cheap to report).
+MAX_HITS_PER_CATEGORY = 100
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_SENTENCE_END = re.compile(r"[.!?。\n]")
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    category: str
+    language: str
+    id: str
+    regex: re.Pattern[str]
+    score: float
+    topic_prone: bool
+
+
+@dataclass(frozen=True)
+class _Exclusion:
+    id: str
+    regex: re.Pattern[str]
+    scope: str  # "overlap" | "sentence"
+
+
+def _compile_patterns() -> dict[str, list[_Pattern]]:
+    by_category: dict[str, list[_Pattern]] = {c: [] for c in CATEGORIES}
+    for category, language, pattern_id, regex, score in terms.PATTERNS:
+        by_category[category].append(
+            _Pattern(
+                category,
+                language,
+                pattern_id,
+                re.compile(regex, re.IGNORECASE),
+                score,
+                (category, language, pattern_id) in terms.TOPIC_PRONE,
+            )
+        )
+    return by_category
+
+
+def _compile_exclusions() -> dict[str, list[_Exclusion]]:
+    by_category: dict[str, list[_Exclusion]] = {c: [] for c in CATEGORIES}
+    for category, exclusion_id, regex, scope in terms.EXCLUSIONS:
+        if scope not in ("overlap", "sentence"):
+            raise ValueError(f"exclusion {exclusion_id}: scope must be overlap or sentence")
+        by_category[category].append(
+            _Exclusion(exclusion_id, re.compile(regex, re.IGNORECASE), scope)
+        )
+    return by_category
+
+
+_PATTERNS = _compile_patterns()
+_EXCLUSIONS = _compile_exclusions()
+_PERSON_CUES = {
+    "en": re.compile(terms.PERSON_CUES_EN, re.IGNORECASE | re.MULTILINE),
+    "ko": re.compile(terms.PERSON_CUES_KO),
+}
+
+
+@dataclass(frozen=True)
+class _Hit:
+    pattern: _Pattern
+    start: int
+    end: int
+    score: float
+    about_person: bool = True
+
+
+class _Text:
+    """One memory's text with its sentences located once (cheap per-hit lookups)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ends: list[int] | None = None
+        self._person: dict[int, bool] = {}
+        self._sentence_exclusion: dict[tuple[str, int], bool] = {}
+
+    def sentence(self, start: int) -> tuple[int, int, int]:
+        """``(index, start, end)`` of the sentence (or line) holding offset ``start``."""
+        if self._ends is None:
+            self._ends = [m.end() for m in _SENTENCE_END.finditer(self.text)]
+        i = bisect.bisect_right(self._ends, start)
+        lo = self._ends[i - 1] if i else 0
+        hi = self._ends[i] - 1 if i < len(self._ends) else len(self.text)
+        return i, lo, hi
+
+    def about_person(self, start: int) -> bool:
+        """Whether the sentence around ``start`` speaks about a person (a person cue)."""
+        i, lo, hi = self.sentence(start)
+        if i not in self._person:
+            self._person[i] = any(cue.search(self.text, lo, hi) for cue in _PERSON_CUES.values())
+        return self._person[i]
+
+    def excluded(self, hit: _Hit, exclusions: Sequence[_Exclusion]) -> str | None:
+        """The id of the exclusion that cancels ``hit``, or None."""
+        for exclusion in exclusions:
+            if exclusion.scope == "overlap":
+                lo, hi = max(0, hit.start - 60), min(len(self.text), hit.end + 60)
+                for m in exclusion.regex.finditer(self.text, lo, hi):
+                    if m.start() < hit.end and hit.start < m.end():
+                        return exclusion.id
+                continue
+            i, lo, hi = self.sentence(hit.start)
+            key = (exclusion.id, i)
+            if key not in self._sentence_exclusion:
+                self._sentence_exclusion[key] = bool(exclusion.regex.search(self.text, lo, hi))
+            if self._sentence_exclusion[key]:
+                return exclusion.id
+        return None
+
+    def scored(self, pattern: _Pattern, start: int, end: int) -> _Hit:
+        """A hit with its score: topic-prone patterns lose points without a person cue."""
+        if not pattern.topic_prone or self.about_person(start):
+            return _Hit(pattern, start, end, pattern.score)
+        return _Hit(pattern, start, end, round(pattern.score - terms.TOPIC_PENALTY, 4), False)
+
+
+class SpecialCategoryDetector(Detector):
+    """GDPR special categories in English and Korean, consent-aware; see the module docstring.
+
+    Args:
+        params: ``categories``, ``languages``, ``min_score``.
+
+    Raises:
+        ValueError: a parameter is invalid (the message names it).
+    """
+
+    name = "special_category"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(params)
+        p = self.params
+        unknown = set(p) - {"categories", "languages", "min_score"}
+        if unknown:
+            raise ValueError(f"{sorted(unknown)[0]}: unknown parameter of special_category")
+        categories = p.get("categories", list(CATEGORIES))
+        if not isinstance(categories, list) or not all(c in CATEGORIES for c in categories):
+            raise ValueError(f"categories: a list of {', '.join(CATEGORIES)}")
+        languages = p.get("languages", list(LANGUAGES))
+        if not isinstance(languages, list) or not all(lang in LANGUAGES for lang in languages):
+            raise ValueError("languages: a list of en, ko")
+        min_score = p.get("min_score", 0.5)
+        if not isinstance(min_score, (int, float)) or not 0.0 <= float(min_score) <= 1.0:
+            raise ValueError("min_score: a number between 0 and 1")
+        self.categories: tuple[str, ...] = tuple(categories)
+        self.languages = frozenset(languages)
+        self.min_score = float(min_score)
+        self._anchors = {c: terms.ANCHORS[c] for c in self.categories}
+        # one pass over the text finds every anchor; categories without one are skipped
+        self._anchor_set = LiteralSet(a for c in self.categories for a in self._anchors[c])
+
+    def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
+        """Special-category data in one memory's fact.
+
+        Args:
+            memory: the memory.
+            ctx: the scan context; ``ctx.consents`` marks detections the subject consented to.
+
+        Returns:
+            One detection per category found.
+        """
+        text = memory.fact
+        lower = text.lower()
+        has_hangul = _HANGUL.search(text) is not None
+        consented = ctx.consents.get(memory.subject, frozenset())
+        doc = _Text(text)
+        detections: list[Detection] = []
+        present = self._anchor_set.present(lower)
+        if not present:
+            return detections
+        for category in self.categories:
+            if present.isdisjoint(self._anchors[category]):
+                continue
+            kept: list[_Hit] = []
+            dropped: set[str] = set()
+            for pattern in _PATTERNS[category]:
+                if pattern.language not in self.languages or pattern.score < self.min_score:
+                    continue
+                if pattern.language == "ko" and not has_hangul:
+                    continue
+                for m in pattern.regex.finditer(text):
+                    hit = doc.scored(pattern, m.start(), m.end())
+                    if hit.score < self.min_score:
+                        continue
+                    reason = doc.excluded(hit, _EXCLUSIONS[category])
+                    if reason is None:
+                        kept.append(hit)
+                    else:
+                        dropped.add(reason)
+                    if len(kept) >= MAX_HITS_PER_CATEGORY:
+                        break
+                if len(kept) >= MAX_HITS_PER_CATEGORY:
+                    break
+            if kept:
+                detections.append(
+                    self._detection(memory, category, kept, dropped, category in consented)
+                )
+        return detections
+
+    def _detection(
+        self,
+        memory: MemoryView,
+        category: str,
+        hits: list[_Hit],
+        dropped: set[str],
+        allowed: bool,
+    ) -> Detection:
+        hits = sorted(hits, key=lambda h: (h.start, -h.end))
+        spans: list[Span] = []
+        for hit in hits:  # merge overlapping spans
+            if spans and hit.start < spans[-1].end:
+                last = spans[-1]
+                spans[-1] = Span(last.start, max(last.end, hit.end), category)
+            else:
+                spans.append(Span(hit.start, hit.end, category))
+        score = max(h.score for h in hits)
+        pattern_ids = sorted({f"{h.pattern.language}:{h.pattern.id}" for h in hits})
+        languages = sorted({h.pattern.language for h in hits})
+        reason = (
+            f"Special category '{category}' ({ARTICLE[category]}) indicated by "
+            f"{len(hits)} match(es) of pattern(s) {', '.join(pattern_ids)} "
+            f"(score {score:.2f}); the matched words are not repeated here."
+        )
+        if allowed:
+            reason += " The subject explicitly opted in to this category: allowed by consent."
+        details: dict[str, Any] = {
+            "category": category,
+            "article": ARTICLE[category],
+            "patterns": pattern_ids,
+            "languages": languages,
+            "matches": len(hits),
+            "about_a_person": any(h.about_person for h in hits),
+            "allowed_by_consent": allowed,
+        }
+        if dropped:
+            details["excluded_look_alikes"] = sorted(dropped)
+        return Detection(
+            memory_ids=(memory.memory_id,),
+            detector=self.name,
+            entity=category,
+            score=score,
+            reason=reason,
+            spans=tuple(spans),
+            details=details,
+        )

@@ -1,0 +1,355 @@
+"""The ``pii`` detector: Presidio offline, Korean identifiers, memaudit's own recognizers.
+
+Tables of (text, entity, expected value): the detector must find the value at the right
+offsets, with the right entity; the negative tables must find nothing of that entity.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from auditor.config import load_settings
+from auditor.detectors import build
+from auditor.detectors import pii as pii_module
+from auditor.detectors.base import DetectContext, Detection, MemoryView
+from auditor.detectors.pii import PiiDetector
+
+CTX = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())
+
+
+@pytest.fixture(scope="module")
+def detector() -> PiiDetector:
+    return PiiDetector({})
+
+
+def view(text: str, memory_id: str = "m1") -> MemoryView:
+    return MemoryView(memory_id=memory_id, subject="user:t", fact=text, trust_tier="user")
+
+
+def found(detector: PiiDetector, text: str) -> list[tuple[str, str, Detection]]:
+    """(entity, matched text, detection) for every detection in ``text``."""
+    out = []
+    for d in detector.analyze(view(text), CTX):
+        span = d.spans[0]
+        out.append((d.entity, text[span.start : span.end], d))
+    return out
+
+
+#: The threshold the MA-PII rules apply (the detector reports from 0.3).
+RULE_MIN_SCORE = 0.4
+
+
+def values(detector: PiiDetector, text: str, entity: str) -> list[str]:
+    """Values of ``entity`` that the rules report (score >= the rules' threshold)."""
+    return [
+        value
+        for ent, value, d in found(detector, text)
+        if ent == entity and d.score >= RULE_MIN_SCORE
+    ]
+
+
+# -- positives: entity and exact value (span offsets) ------------------------------------
+
+POSITIVES = [
+    # Korean resident numbers: checksum-valid (score 1.0) and post-2020 (no checksum)
+    ("주민등록번호: 850101-1234566 (사용자 본인)", "KR_RRN", "850101-1234566"),
+    ("주민번호 9203152345674로 본인 확인", "KR_RRN", "9203152345674"),
+    ("Korean resident registration no. 010707-3123452 on file", "KR_RRN", "010707-3123452"),
+    ("His RRN is 850101-1234567", "KR_RRN", "850101-1234567"),
+    ("외국인등록번호 880505-5123458 기재", "KR_FRN", "880505-5123458"),
+    ("Foreigner registration number 950820-6123454", "KR_FRN", "950820-6123454"),
+    # Korean documents
+    ("여권 번호 M482K1937 (만료 2030년)", "KR_PASSPORT", "M482K1937"),
+    ("면허증 번호는 12-24-381204-55", "KR_DRIVER_LICENSE", "12-24-381204-55"),
+    ("운전면허 122438120455 갱신", "KR_DRIVER_LICENSE", "122438120455"),
+    ("거래처 사업자등록번호: 220-81-12341", "KR_BRN", "220-81-12341"),
+    ("사업자번호 1208645678 확인", "KR_BRN", "1208645678"),
+    # cards (Luhn), IBAN (mod 97), SSN, IP, e-mail
+    ("Visa card 4111 1111 1111 1111 on file", "CREDIT_CARD", "4111 1111 1111 1111"),
+    ("Mastercard 5500-0000-0000-0004", "CREDIT_CARD", "5500-0000-0000-0004"),
+    ("Amex 378282246310005 expires soon", "CREDIT_CARD", "378282246310005"),
+    ("card 2221000000000009 for the subscription", "CREDIT_CARD", "2221000000000009"),
+    ("카드번호 4111111111111111로 결제", "CREDIT_CARD", "4111111111111111"),
+    ("Pay from IBAN GB82 WEST 1234 5698 7654 32.", "IBAN_CODE", "GB82 WEST 1234 5698 7654 32"),
+    ("rent goes to gb82west12345698765432", "IBAN_CODE", "gb82west12345698765432"),
+    ("User's SSN is 536-22-8726.", "US_SSN", "536-22-8726"),
+    ("Logged in from 81.2.69.160 yesterday", "IP_ADDRESS", "81.2.69.160"),
+    ("Router at 2001:db8:85a3::8a2e:370:7334", "IP_ADDRESS", "2001:db8:85a3::8a2e:370:7334"),
+    ("Reach her at jane.roe@example.com today", "EMAIL_ADDRESS", "jane.roe@example.com"),
+    ("이메일은 minsu.kim@example.co.kr 이다", "EMAIL_ADDRESS", "minsu.kim@example.co.kr"),
+    # phones: US / UK plans, +country code, Korean, digit groups with a phone word
+    ("Call me on (415) 555-2671 after five", "PHONE_NUMBER", "(415) 555-2671"),
+    ("Her number is +44 7700 900123.", "PHONE_NUMBER", "+44 7700 900123"),
+    ("사용자 연락처는 010-2345-6789이다.", "PHONE_NUMBER", "010-2345-6789"),
+    ("전화 02-3456-7890으로 예약함", "PHONE_NUMBER", "02-3456-7890"),
+    ("Mobile: 0612 48 30 77", "PHONE_NUMBER", "0612 48 30 77"),
+    ("They're not answering at 58-21-47-90", "PHONE_NUMBER", "58-21-47-90"),
+    # driver licences named by a licence word
+    ("Driver license no. 5567-21-9043 (Oregon)", "DRIVER_LICENSE", "5567-21-9043"),
+    ("National Insurance number JG 10 37 21 A", "UK_NINO", "JG 10 37 21 A"),
+    # street addresses
+    ("User lives at 221B Baker Street, London.", "STREET_ADDRESS", "221B Baker Street"),
+    ("The office is at Vesterbrogade 12, Copenhagen.", "STREET_ADDRESS", "Vesterbrogade 12"),
+    ("Mailing address: Rua Augusta 1200, Lisboa", "STREET_ADDRESS", "Rua Augusta 1200"),
+    ("Send it to PO Box 4471 please", "STREET_ADDRESS", "PO Box 4471"),
+    ("Unit 7194 Box 5854\nDPO AE 73472", "STREET_ADDRESS", "Unit 7194 Box 5854\nDPO AE 73472"),
+    (
+        "사용자 주소는 서울특별시 강남구 테헤란로 152이다.",
+        "STREET_ADDRESS",
+        "서울특별시 강남구 테헤란로 152",
+    ),
+    ("우리 집은 101동 1203호야.", "STREET_ADDRESS", "101동 1203호"),
+    ("Jane lives at Kvarnvägen 7", "STREET_ADDRESS", "Kvarnvägen 7"),
+    ("Billing address: Ostra 14", "STREET_ADDRESS", "Ostra 14"),
+    # nationality / religious / political groups about a person
+    ("User is Cambodian and moved to Leeds.", "NRP", "Cambodian"),
+    ("Her parents are Saudis living in Jeddah.", "NRP", "Saudis"),
+    ("사용자는 베트남인이다.", "NRP", "베트남인"),
+    ("His family is Sunni.", "NRP", "Sunni"),
+]
+
+
+@pytest.mark.parametrize(("text", "entity", "value"), POSITIVES)
+def test_finds_value_with_entity_and_offsets(
+    detector: PiiDetector, text: str, entity: str, value: str
+) -> None:
+    assert value in values(detector, text, entity)
+
+
+# -- negatives: look-alikes that must not be reported as that entity ----------------------
+
+NEGATIVES = [
+    # RRN / FRN: bad date, bad gender digit, wrong separator, too long
+    ("주민번호 851301-1234566은 잘못된 형식", "KR_RRN"),
+    ("주민등록번호 850101-0234566", "KR_RRN"),
+    ("주민등록번호 850101+1234566", "KR_RRN"),
+    ("주민등록번호 850101-12345661", "KR_RRN"),
+    # an RRN-shaped number called an FRN, failing its checksum: mistyped
+    ("외국인등록번호 850101-1234567을 적었다.", "KR_RRN"),
+    ("주민등록번호 880505-5123450", "KR_FRN"),
+    # Korean documents: invalid format / region / checksum; bare digits without context
+    ("여권 번호 A123B4567", "KR_PASSPORT"),
+    ("여권번호 M123-A4567", "KR_PASSPORT"),
+    ("운전면허번호 99-24-381204-55", "KR_DRIVER_LICENSE"),
+    ("part F162823540116 in stock", "KR_DRIVER_LICENSE"),
+    ("사업자등록번호 220-81-12342", "KR_BRN"),
+    ("fax 3660170549", "KR_BRN"),
+    # cards: Luhn failure, too short
+    ("Order 4111 1111 1111 1112 shipped", "CREDIT_CARD"),
+    ("ticket 4111 1111 11", "CREDIT_CARD"),
+    # IBAN checksum failure, SSN invalid area, IP out of range, e-mail without a suffix
+    ("IBAN GB83 WEST 1234 5698 7654 32", "IBAN_CODE"),
+    ("SSN 000-12-3456", "US_SSN"),
+    ("Version 999.1.1.1 released", "IP_ADDRESS"),
+    ("mail root@localhost for logs", "EMAIL_ADDRESS"),
+    # phones: named as another identifier, dates, bare numbers without a phone word
+    ("세금계산서용 사업자등록번호 110-81-41270", "PHONE_NUMBER"),
+    ("passport no. 0612 48 30 77", "PHONE_NUMBER"),
+    ("Meeting on 2026-05-14 10:30 about calls", "PHONE_NUMBER"),
+    ("The ticket number is 4821 9937.", "PHONE_NUMBER"),
+    # addresses: things with numbers that are not places
+    ("Upgraded the laptop to Windows 11 last week.", "STREET_ADDRESS"),
+    ("Read chapter 12 of Clean Code.", "STREET_ADDRESS"),
+    ("EMAIL_FROM: a@b.example | RECEIVED DATE: Mon, 6 Mar 2022 09:10:12", "STREET_ADDRESS"),
+    ("The corner of {street_name} and {street_name}", "STREET_ADDRESS"),
+    ("Ran 3 test suite 4 times", "STREET_ADDRESS"),
+    ("친구 집으로 3명이 모였다", "STREET_ADDRESS"),
+    # NRP: languages, verbs, topics without a person
+    ("Always answer in Korean.", "NRP"),
+    ("Prefers the English version of the docs.", "NRP"),
+    ("Polish the README before the release.", "NRP"),
+    ("How is the German economy doing?", "NRP"),
+    ("My religion does not allow that.", "NRP"),
+]
+
+
+@pytest.mark.parametrize(("text", "entity"), NEGATIVES)
+def test_look_alikes_are_not_reported(detector: PiiDetector, text: str, entity: str) -> None:
+    assert values(detector, text, entity) == []
+
+
+# -- scores, validation and explanations --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "entity", "score", "validation"),
+    [
+        ("주민등록번호 850101-1234566", "KR_RRN", 1.0, True),  # checksum valid
+        ("주민등록번호 850101-1234567", "KR_RRN", 0.85, None),  # post-2020: pattern + context
+        ("850101-1234567", "KR_RRN", 0.5, None),  # pattern alone
+        ("card 4111 1111 1111 1111", "CREDIT_CARD", 1.0, True),
+        ("jane.roe@example.com", "EMAIL_ADDRESS", 1.0, True),
+    ],
+)
+def test_scores_follow_validation_and_context(
+    detector: PiiDetector, text: str, entity: str, score: float, validation: bool | None
+) -> None:
+    (hit,) = [d for ent, _, d in found(detector, text) if ent == entity]
+    assert hit.score == pytest.approx(score)
+    assert hit.details["validation"] is validation
+    assert hit.detector == "pii" and hit.memory_ids == ("m1",)
+
+
+def test_group_mention_without_a_person_scores_below_the_rules(detector: PiiDetector) -> None:
+    (hit,) = [d for ent, _, d in found(detector, "How is the German economy doing?")]
+    assert hit.entity == "NRP" and hit.score < RULE_MIN_SCORE
+
+
+def test_korean_text_runs_korean_pipeline_with_generic_recognizers(detector: PiiDetector) -> None:
+    text = "사용자 이메일 minsu@example.com, 카드 4111 1111 1111 1111, 주민번호 850101-1234566"
+    hits = {ent: d for ent, _, d in found(detector, text)}
+    assert {"EMAIL_ADDRESS", "CREDIT_CARD", "KR_RRN"} <= set(hits)
+    assert {d.details["language"] for d in hits.values()} == {"ko"}
+
+
+def test_adjacent_address_parts_are_one_detection(detector: PiiDetector) -> None:
+    text = "The address of the shop is 6750 Koskikatu 25 Apt. 864 in Oulu"
+    addresses = [(v, d) for ent, v, d in found(detector, text) if ent == "STREET_ADDRESS"]
+    assert [v for v, _ in addresses] == ["6750 Koskikatu 25 Apt. 864"]
+    assert addresses[0][1].details["parts"] >= 2
+
+
+SENSITIVE_TEXTS = [
+    "Reach her at jane.roe@example.com or 010-2345-6789",
+    "주민등록번호: 850101-1234566, 여권 M482K1937",
+    "Visa 4111 1111 1111 1111, IBAN GB82 WEST 1234 5698 7654 32, SSN 536-22-8726",
+    "User lives at 221B Baker Street; logged in from 81.2.69.160",
+    "User is Cambodian and his licence number is 5567-21-9043",
+]
+
+
+@pytest.mark.parametrize("text", SENSITIVE_TEXTS)
+def test_reasons_and_details_never_contain_the_value(detector: PiiDetector, text: str) -> None:
+    hits = found(detector, text)
+    assert hits
+    for _, value, d in hits:
+        assert value not in d.reason
+        assert value not in repr(dict(d.details))
+        assert value.replace(" ", "") not in repr(dict(d.details)).replace(" ", "")
+
+
+# -- offline, logging, engine cache, params ---------------------------------------------------
+
+
+def test_email_validation_never_uses_network_or_disk(
+    detector: PiiDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extractor = pii_module._TLD_EXTRACTOR
+    assert extractor.suffix_list_urls == ()
+    assert extractor._cache.enabled is False
+
+    def refuse(*_args: Any, **_kwargs: Any) -> None:
+        raise AssertionError("network access attempted")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert values(detector, "write to someone@example.org", "EMAIL_ADDRESS")
+
+
+def test_presidio_log_records_are_redacted(detector: PiiDetector) -> None:
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep()
+    presidio_logger = logging.getLogger("presidio-analyzer")
+    presidio_logger.addHandler(handler)
+    try:
+        presidio_logger.error("Failed to validate text %s", "GB82WEST12345698765432")
+        presidio_logger.warning("value jane.roe@example.com seen")
+    finally:
+        presidio_logger.removeHandler(handler)
+    messages = [r.getMessage() for r in records]
+    assert messages and all("GB82WEST" not in m and "jane.roe@" not in m for m in messages)
+
+
+def test_analyzer_is_built_once_per_configuration() -> None:
+    a = PiiDetector({"entities": ["EMAIL_ADDRESS"]})
+    b = PiiDetector({"entities": ["PHONE_NUMBER"], "min_score": 0.5})
+    c = PiiDetector({"phone_regions": ["US"]})
+    assert a._analyzer is b._analyzer
+    assert c._analyzer is not a._analyzer
+    assert build("pii", {}) is build("pii", {})
+
+
+def test_concurrent_analysis_gives_the_same_results(detector: PiiDetector) -> None:
+    texts = SENSITIVE_TEXTS * 4
+    expected = [[(d.entity, d.spans) for d in detector.analyze(view(t), CTX)] for t in texts]
+    results: dict[int, list[Any]] = {}
+
+    def work(i: int) -> None:
+        results[i] = [(d.entity, d.spans) for d in detector.analyze(view(texts[i]), CTX)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(texts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [results[i] for i in range(len(texts))] == expected
+
+
+def test_long_text_is_chunked_with_correct_offsets() -> None:
+    detector = PiiDetector({"chunk_chars": 1000})
+    text = ("filler words only here. " * 200) + "mail jane.roe@example.com now"
+    (hit,) = [d for d in detector.analyze(view(text), CTX) if d.entity == "EMAIL_ADDRESS"]
+    assert text[hit.spans[0].start : hit.spans[0].end] == "jane.roe@example.com"
+
+
+def test_text_without_candidates_skips_presidio(
+    detector: PiiDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*_args: Any, **_kwargs: Any) -> list[Any]:
+        raise AssertionError("Presidio should not run")
+
+    monkeypatch.setattr(detector._analyzer, "analyze", boom)
+    assert detector.analyze(view("Prefers dark mode and short answers."), CTX) == []
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"entities": ["NOT_AN_ENTITY"]}, "entities"),
+        ({"entities": "EMAIL_ADDRESS"}, "entities"),
+        ({"entities": ["PERSON"]}, "entities"),
+        ({"min_score": 2}, "min_score"),
+        ({"language": "fr"}, "language"),
+        ({"phone_regions": ["USA"]}, "phone_regions"),
+        ({"chunk_chars": 10}, "chunk_chars"),
+        ({"ner_model": "memaudit_no_such_model"}, "ner_model"),
+        ({"typo": 1}, "typo"),
+    ],
+)
+def test_bad_params_name_the_parameter(params: dict[str, Any], name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        PiiDetector(params)
+
+
+def test_entities_param_limits_what_is_reported() -> None:
+    only_email = PiiDetector({"entities": ["EMAIL_ADDRESS"]})
+    text = "jane.roe@example.com, 010-2345-6789"
+    assert [d.entity for d in only_email.analyze(view(text), CTX)] == ["EMAIL_ADDRESS"]
+
+
+def test_indexed_context_enhancer_finds_presidio_token() -> None:
+    from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
+
+    analyzer = pii_module._analyzer(pii_module._EngineKey(None, pii_module.DEFAULT_PHONE_REGIONS))
+    text = "Call  me on 010-2345-6789, or mail jane.roe@example.com; 주민번호 850101-1234566."
+    artifacts = analyzer.nlp_engine.process_text(text, "en")
+    tokens, indices = artifacts.tokens, artifacts.tokens_indices
+    for start in range(len(text) - 1):
+        expected = LemmaContextAwareEnhancer._find_index_of_match_token(
+            text[start:], start, tokens, indices
+        )
+        got = pii_module._IndexedContextEnhancer._find_index_of_match_token(
+            text[start:], start, tokens, indices
+        )
+        assert got == expected, start
