@@ -24,6 +24,8 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/memaudit init --demo
 	$(BIN)/memaudit summary
+	$(BIN)/memaudit scan
+	$(BIN)/memaudit findings --limit 20
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

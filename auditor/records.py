@@ -88,6 +88,15 @@ class ConsentIn(BaseModel):
     def _utc(cls, value: datetime | None) -> datetime | None:
         return _aware(value)
 
+    @field_validator("category")
+    @classmethod
+    def _special_category(cls, value: str) -> str:
+        from auditor.detectors._special_terms import CATEGORIES
+
+        if value not in CATEGORIES:
+            raise ValueError(f"must be a special category memaudit knows: {', '.join(CATEGORIES)}")
+        return value
+
 
 class MemoryRecord(BaseModel):
     """One canonical memory record (DESIGN.md); unknown fields are kept in ``extra``."""

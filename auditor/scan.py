@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 from ulid import ULID
 
@@ -377,7 +377,7 @@ class Scanner:
                 else:
                     summary.findings_new += 1
                     summary.count(rule.id, "new")
-                    self._act(session, rule, detections[0], finding, summary)
+                    self._act(session, rule, detections[0], finding, summary, now)
             for start in range(0, len(opened), 1000):
                 chunk = opened[start : start + 1000]
                 audit_log.append(
@@ -445,9 +445,11 @@ class Scanner:
         detection: Detection,
         finding: Finding,
         summary: ScanSummary,
+        now: datetime,
     ) -> None:
         if rule.action == "flag":
             return
+        touched: list[str] = []
         reason = f"rule {rule.id}, finding {finding.finding_id}"
         try:
             with session.begin_nested():
@@ -455,6 +457,7 @@ class Scanner:
                     fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
                     for mid in dict.fromkeys(detection.memory_ids):
                         fn(session, self.settings, mid, actor=ACTOR, reason=reason)
+                        touched.append(mid)
                 elif rule.action == "supersede":
                     # {"action": "supersede", "supersede": newer id, "superseded": older id}
                     plan = detection.details.get("suggested_resolution") or {}
@@ -464,6 +467,15 @@ class Scanner:
                             "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
                         )
                     lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
+                    touched += [str(old), str(new)]
+                # The scan's own actions are not new content: stamp them with the scan's time
+                # so the next incremental scan (watermark = this scan's time) skips them.
+                session.execute(
+                    update(Memory)
+                    .where(Memory.memory_id.in_(touched))
+                    .values(changed_at=now)
+                    .execution_options(synchronize_session=False)
+                )
         except LifecycleError as exc:
             summary.action_errors += 1
             finding.evidence = {

@@ -282,3 +282,11 @@ def test_import_memory_is_bounded(tmp_path: Path) -> None:
 
     small, large = peak(4000), peak(24000)
     assert large < small * 1.5, (small, large)
+
+
+def test_unknown_consent_category_is_refused(db: Database, tmp_path: Path) -> None:
+    consent = {"category": "healthcare", "granted_at": "2026-01-01T00:00:00Z"}
+    path = write_jsonl(tmp_path / "c.jsonl", [make_record(memory_id="h", consents=[consent])])
+    report = run_import(db, path)
+    assert report.skipped == 1 and "consents.0.category" in report.errors[0]
+    assert "must be a special category" in report.errors[0]

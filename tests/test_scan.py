@@ -119,11 +119,9 @@ def test_rescan_of_unchanged_store_creates_nothing(
     pack = load_pack(pack_dir)
     Scanner(db, pack).run(full=True)
     incremental = Scanner(db, pack).run()
-    # only the memory the first scan quarantined changed since; it yields nothing new
-    assert incremental.mode == "incremental" and incremental.memories_scanned == 1
+    # the first scan's own quarantine is not a change to re-scan
+    assert incremental.mode == "incremental" and incremental.memories_scanned == 0
     assert incremental.findings_new == 0 and incremental.findings_resolved == 0
-    quiet = Scanner(db, pack).run()
-    assert quiet.memories_scanned == 0 and quiet.findings_new == 0
     full = Scanner(db, pack).run(full=True)
     # the quarantined memory is out of the rules' scope now: its finding stays open, untouched
     assert full.findings_new == 0 and full.findings_seen == 1 and full.actions == {}
@@ -139,8 +137,7 @@ def test_fixed_memory_resolves_its_finding(db: Database, tmp_path: Path, pack_di
     fixed = [*STORE[:2], {**STORE[2], "fact": "Told me the wifi password yesterday"}, STORE[3]]
     load(db, tmp_path, fixed, "fixed")
     summary = Scanner(db, pack).run()
-    # the fixed memory, and the one the first scan quarantined (its status changed)
-    assert summary.mode == "incremental" and summary.memories_scanned == 2
+    assert summary.mode == "incremental" and summary.memories_scanned == 1
     assert summary.findings_resolved == 1 and summary.findings_new == 0
     resolved = findings(db, "resolved")
     assert [f["rule_id"] for f in resolved] == ["MA-TST-002"]

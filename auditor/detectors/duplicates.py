@@ -325,6 +325,10 @@ class _Member:
     partner: int = -1
 
 
+#: How many token sets the detector keeps, by content hash.
+_TOKEN_CACHE_SIZE = 200_000
+
+
 class DuplicateDetector(Detector):
     """Near-duplicate memories of one subject (see the module docstring).
 
@@ -345,6 +349,7 @@ class DuplicateDetector(Detector):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         super().__init__(params)
+        self._token_cache: dict[str, frozenset[str]] = {}
         unknown = sorted(set(self.params) - self.PARAMS)
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown parameter of the duplicates detector")
@@ -396,8 +401,20 @@ class DuplicateDetector(Detector):
         detections.sort(key=lambda d: d.memory_ids)
         return detections
 
+    def _token_set(self, m: MemoryView) -> frozenset[str]:
+        """The memory's token set, cached by content hash (scans see most facts again)."""
+        if not m.content_hash:
+            return self.tokenizer.token_set(m.fact)
+        found = self._token_cache.get(m.content_hash)
+        if found is None:
+            found = self.tokenizer.token_set(m.fact)
+            if len(self._token_cache) >= _TOKEN_CACHE_SIZE:
+                self._token_cache.pop(next(iter(self._token_cache)))  # oldest first
+            self._token_cache[m.content_hash] = found
+        return found
+
     def _analyze_part(self, part: Sequence[MemoryView]) -> list[Detection]:
-        sets = [self.tokenizer.token_set(m.fact) for m in part]
+        sets = [self._token_set(m) for m in part]
         search = similar_pairs(sets, self.threshold, self.max_postings)
         if search.dropped_postings:
             log.warning(
