@@ -501,14 +501,12 @@ def test_candidate_pairs_grow_linearly_not_quadratically() -> None:
     assert max(per_memory) / min(per_memory) < 2.0
 
 
-def test_a_large_group_is_analysed_in_bounded_time() -> None:
-    import time
-
+def test_a_large_group_is_analysed_with_bounded_pairs() -> None:
+    # speed is measured by `memaudit bench`; here: it completes and reports each pair once
     group = synthetic_group(3000)
-    det = ContradictionDetector({})
-    started = time.perf_counter()
-    det.analyze_group(group, ctx())
-    assert time.perf_counter() - started < 10.0  # about 0.2 ms per memory on one core
+    found = ContradictionDetector({}).analyze_group(group, ctx())
+    pairs = [frozenset(d.memory_ids) for d in found]
+    assert len(pairs) == len(set(pairs)) and len(pairs) < 3000
 
 
 # -- corpora ----------------------------------------------------------------------------
