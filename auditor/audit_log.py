@@ -33,6 +33,7 @@ __all__ = [
     "GENESIS_HASH",
     "VerifyResult",
     "append",
+    "append_chunked",
     "compute_hash",
     "event_hash",
     "iter_events",
@@ -154,6 +155,31 @@ def append(
     head.last_hash = event.hash
     session.flush()
     return event
+
+
+def append_chunked(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    target_type: str,
+    target_ids: list[str],
+    details: dict[str, Any],
+    key: bytes | None = None,
+    size: int = 1000,
+) -> None:
+    """Append one event per ``size`` targets, each with the ``details`` and its ``count``."""
+    for start in range(0, len(target_ids), size):
+        chunk = target_ids[start : start + size]
+        append(
+            session,
+            actor=actor,
+            action=action,
+            target_type=target_type,
+            target_ids=chunk,
+            details={**details, "count": len(chunk)},
+            key=key,
+        )
 
 
 def iter_events(session: Session, batch: int = 5000) -> Iterator[AuditEvent]:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -125,11 +125,6 @@ class _Pending:
     location: str
     record: MemoryRecord
     external_id: str | None
-
-
-def _chunks(ids: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
 
 
 class Importer:
@@ -287,16 +282,16 @@ class Importer:
             if inserts:
                 session.execute(insert(Memory), inserts)
                 counts["inserted"] = len(inserts)
-                for chunk in _chunks([r["memory_id"] for r in inserts], _AUDIT_IDS_PER_EVENT):
-                    audit_log.append(
-                        session,
-                        actor=self.actor,
-                        action="memory.imported",
-                        target_type="memory",
-                        target_ids=chunk,
-                        details={"import_run": run_id, "count": len(chunk)},
-                        key=self._key,
-                    )
+                audit_log.append_chunked(
+                    session,
+                    actor=self.actor,
+                    action="memory.imported",
+                    target_type="memory",
+                    target_ids=[r["memory_id"] for r in inserts],
+                    details={"import_run": run_id},
+                    key=self._key,
+                    size=_AUDIT_IDS_PER_EVENT,
+                )
             if updates:
                 counts["updated"] = self._apply_updates(session, run_id, updates)
             counts["consents_added"] = self._add_consents(session, pending, erased)
@@ -429,16 +424,16 @@ class Importer:
                 ("memory.status_derived_superseded", to_superseded),
                 ("memory.status_derived_active", to_active),
             ):
-                for chunk in _chunks(sorted(ids), _AUDIT_IDS_PER_EVENT):
-                    audit_log.append(
-                        session,
-                        actor=self.actor,
-                        action=action,
-                        target_type="memory",
-                        target_ids=chunk,
-                        details={"import_run": run_id, "count": len(chunk)},
-                        key=self._key,
-                    )
+                audit_log.append_chunked(
+                    session,
+                    actor=self.actor,
+                    action=action,
+                    target_type="memory",
+                    target_ids=sorted(ids),
+                    details={"import_run": run_id},
+                    key=self._key,
+                    size=_AUDIT_IDS_PER_EVENT,
+                )
         report.derived_superseded = len(to_superseded)
         report.derived_active = len(to_active)
 

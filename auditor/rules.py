@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -35,7 +35,7 @@ __all__ = [
 
 DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 _ID = re.compile(r"^MA-[A-Z]{2,6}-\d{3}$")
-CATEGORIES = (
+Category = Literal[
     "injection",
     "sensitive",
     "secret",
@@ -44,8 +44,10 @@ CATEGORIES = (
     "duplicate",
     "lifecycle",
     "trust",
-)
-SEVERITIES = ("low", "medium", "high", "critical")
+]
+Severity = Literal["low", "medium", "high", "critical"]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+SEVERITIES: tuple[str, ...] = get_args(Severity)
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
@@ -101,17 +103,8 @@ class Rule(BaseModel):
     def _date_as_text(cls, value: Any) -> Any:
         return value.isoformat() if hasattr(value, "isoformat") else value
 
-    category: Literal[
-        "injection",
-        "sensitive",
-        "secret",
-        "contradiction",
-        "expired",
-        "duplicate",
-        "lifecycle",
-        "trust",
-    ]
-    severity: Literal["low", "medium", "high", "critical"]
+    category: Category
+    severity: Severity
     detector: str
     params: dict[str, Any] = Field(default_factory=dict)
     match: Match = Field(default_factory=lambda: Match())

@@ -378,17 +378,15 @@ class Scanner:
                     summary.findings_new += 1
                     summary.count(rule.id, "new")
                     self._act(session, rule, detections[0], finding, summary, now)
-            for start in range(0, len(opened), 1000):
-                chunk = opened[start : start + 1000]
-                audit_log.append(
-                    session,
-                    actor=ACTOR,
-                    action="finding.opened",
-                    target_type="finding",
-                    target_ids=chunk,
-                    details={"scan_run": run_id, "count": len(chunk)},
-                    key=key,
-                )
+            audit_log.append_chunked(
+                session,
+                actor=ACTOR,
+                action="finding.opened",
+                target_type="finding",
+                target_ids=opened,
+                details={"scan_run": run_id},
+                key=key,
+            )
             self._auto_resolve(
                 session,
                 run_id,
@@ -565,17 +563,15 @@ class Scanner:
             resolved.append(f.finding_id)
             summary.findings_resolved += 1
             summary.count(f.rule_id, "resolved")
-        for start in range(0, len(resolved), 1000):
-            chunk = resolved[start : start + 1000]
-            audit_log.append(
-                session,
-                actor=ACTOR,
-                action="finding.auto_resolved",
-                target_type="finding",
-                target_ids=chunk,
-                details={"scan_run": run_id, "count": len(chunk)},
-                key=key,
-            )
+        audit_log.append_chunked(
+            session,
+            actor=ACTOR,
+            action="finding.auto_resolved",
+            target_type="finding",
+            target_ids=resolved,
+            details={"scan_run": run_id},
+            key=key,
+        )
 
     # -- end of scan ----------------------------------------------------------------------
 
