@@ -62,6 +62,8 @@ class Match(BaseModel):
 
     entities: list[str] | None = None
     min_score: float = Field(0.0, ge=0.0, le=1.0)
+    #: Exclusive upper bound: lets a soft rule take what a strong rule (min_score) leaves.
+    max_score: float | None = Field(None, gt=0.0, le=1.0)
 
 
 class Applies(BaseModel):
@@ -154,7 +156,11 @@ class Rule(BaseModel):
     def selects(self, entity: str, score: float) -> bool:
         """Whether a detection with this entity and score is reported by this rule."""
         m = self.match
-        return (m.entities is None or entity in m.entities) and score >= m.min_score
+        return (
+            (m.entities is None or entity in m.entities)
+            and score >= m.min_score
+            and (m.max_score is None or score < m.max_score)
+        )
 
 
 def _node_line(node: yaml.Node, loc: Sequence[str | int]) -> int:

@@ -534,4 +534,4 @@ def test_injection_rules_pass_their_own_cases(tmp_path: Path, settings: Settings
     assert results
     failed = [r for r in results if not r.ok]
     assert failed == []
-    assert {r.rule_id for r in results} == {f"MA-INJ-{i:03d}" for i in range(1, 12)}
+    assert {r.rule_id for r in results} == {f"MA-INJ-{i:03d}" for i in range(1, 13)}

@@ -99,3 +99,12 @@ def test_rules_commands(run_cli, tmp_path: Path) -> None:  # type: ignore[no-unt
     (folder / "ma-tst-010-kw.yaml").write_text(textwrap.dedent(broken).lstrip())
     bad = run_cli("rules", "test", "--rules", str(folder))
     assert bad.code == 1 and "FAIL MA-TST-010 flag[0] did not fire" in bad.out
+
+
+def test_max_score_leaves_strong_hits_to_another_rule(tmp_path: Path) -> None:
+    soft = GOOD.replace("params: {terms: [evil]}", "params: {terms: [evil], score: 0.9}")
+    soft = soft.replace("tests:", "match: {min_score: 0.5, max_score: 0.8}\ntests:")
+    (folder := pack_with(tmp_path, {"ma-tst-010-kw.yaml": soft}))
+    rule = load_pack(folder, lint=False).rules[0]
+    assert rule.selects("keyword", 0.6) and not rule.selects("keyword", 0.8)
+    assert not rule.selects("keyword", 0.4)
