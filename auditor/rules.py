@@ -266,7 +266,7 @@ def load_pack(folder: Path | None = None, *, lint: bool = True) -> RulePack:
     """
     root = (folder or DEFAULT_RULES_DIR).resolve()
     if not root.is_dir():
-        raise RuleError(f"{root}:0: rule folder not found")
+        raise RuleError(f"rule folder not found: {root}")
     retired_file = root / "RETIRED_IDS"
     retired = frozenset(
         line.split("#", 1)[0].strip()
