@@ -433,8 +433,7 @@ class Scanner:
                 continue
             seen.add(mid)
             session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
-        session.flush()
-        return finding
+        return finding  # flushed with the batch (the unit of work inserts them together)
 
     def _act(
         self,
