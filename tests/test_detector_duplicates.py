@@ -396,3 +396,24 @@ def test_rule_pack_cases(tmp_path: Path) -> None:
     assert [r for r in results if not r.ok] == []
     assert sum(r.kind == "flag" for r in results) >= 3
     assert sum(r.kind == "known_miss" for r in results) >= 1
+
+
+def test_focused_analysis_matches_the_full_one_for_changed_memories() -> None:
+    """Incremental scans: the search from the changed memories finds the same detections."""
+    rng = random.Random(11)
+    words = [f"w{i}" for i in range(16)]
+    memories = [view(f"m{i:03d}", " ".join(rng.sample(words, 6)), i) for i in range(120)]
+    full = run(memories)
+    assert len(full) > 10  # the data has real clusters
+    checked = 0
+    for focus_ids in (["m003"], ["m010", "m077"], [m.memory_id for m in memories[:5]]):
+        focus = frozenset(focus_ids)
+        ctx = DetectContext(now=T0, settings=load_settings(), focus=focus)
+        focused = DuplicateDetector({}).analyze_group(memories, ctx)
+        involved = [d for d in focused if not focus.isdisjoint(d.memory_ids)]
+        expected = [d for d in full if not focus.isdisjoint(d.memory_ids)]
+        assert [(d.memory_ids, d.score) for d in involved] == [
+            (d.memory_ids, d.score) for d in expected
+        ]
+        checked += len(expected)
+    assert checked > 0

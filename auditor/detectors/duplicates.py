@@ -385,7 +385,9 @@ class DuplicateDetector(Detector):
 
         Args:
             memories: every memory of one subject that the rules apply to.
-            ctx: the scan context (unused: the result depends on the memories only).
+            ctx: the scan context; in an incremental scan ``ctx.focus`` (the changed
+                memories) limits the work to their clusters, with the same detections for
+                them as a full analysis.
 
         Returns:
             One ``near_duplicate`` detection per older member of each cluster, with
@@ -397,7 +399,7 @@ class DuplicateDetector(Detector):
         detections: list[Detection] = []
         for part in parts.values():
             if len(part) > 1:
-                detections.extend(self._analyze_part(part))
+                detections.extend(self._analyze_part(part, ctx.focus))
         detections.sort(key=lambda d: d.memory_ids)
         return detections
 
@@ -413,17 +415,56 @@ class DuplicateDetector(Detector):
             self._token_cache[m.content_hash] = found
         return found
 
-    def _analyze_part(self, part: Sequence[MemoryView]) -> list[Detection]:
+    def _focus_pairs(
+        self, sets: Sequence[frozenset[str]], start: Sequence[int]
+    ) -> tuple[tuple[int, int, float], ...]:
+        """Every linked pair in the clusters of ``start``: a search outward from them.
+
+        Exact for those clusters (a cluster is the connected component of its members), and
+        cheap when few memories changed: each visited memory is compared with the others.
+        """
+        seen_pairs: set[tuple[int, int]] = set()
+        found: list[tuple[int, int, float]] = []
+        visited = set(start)
+        queue = list(start)
+        while queue:
+            i = queue.pop()
+            if not sets[i]:
+                continue
+            for j, other in enumerate(sets):
+                if j == i or not other:
+                    continue
+                key = (i, j) if i < j else (j, i)
+                if key in seen_pairs:
+                    continue
+                seen_pairs.add(key)
+                sim = jaccard(sets[i], other)
+                if sim >= self.threshold:
+                    found.append((key[0], key[1], sim))
+                    if j not in visited:
+                        visited.add(j)
+                        queue.append(j)
+        return tuple(sorted(found))
+
+    def _analyze_part(
+        self, part: Sequence[MemoryView], focus: frozenset[str] | None = None
+    ) -> list[Detection]:
         sets = [self._token_set(m) for m in part]
-        search = similar_pairs(sets, self.threshold, self.max_postings)
-        if search.dropped_postings:
-            log.warning(
-                "duplicate_postings_capped",
-                memories=len(part),
-                dropped=search.dropped_postings,
-                max_postings=self.max_postings,
-            )
-        pairs = search.pairs
+        start = [i for i, m in enumerate(part) if m.memory_id in focus] if focus is not None else []
+        if focus is not None and not start:
+            return []  # nothing in this part changed: its findings stand as they are
+        if focus is not None and len(start) <= max(4, len(part) // 8):
+            pairs = self._focus_pairs(sets, start)
+        else:
+            search = similar_pairs(sets, self.threshold, self.max_postings)
+            if search.dropped_postings:
+                log.warning(
+                    "duplicate_postings_capped",
+                    memories=len(part),
+                    dropped=search.dropped_postings,
+                    max_postings=self.max_postings,
+                )
+            pairs = search.pairs
         if self.numbers_must_match:
             pairs = tuple(p for p in pairs if _numbers(sets[p[0]]) == _numbers(sets[p[1]]))
         if not pairs:
