@@ -43,3 +43,46 @@ def test_demo_loads_cleanly_and_keeps_planted_problems(run_cli, db_url: str) -> 
         assert mid in stored
     tiers = {stored[mid].trust_tier for mid, kinds in LABELS["planted"].items() if "trust" in kinds}
     assert "external" in tiers
+
+
+#: Planted demo problems the shipped pack does not catch (written down, not hidden): a US
+#: SSN that Presidio rejects on purpose as a well-known specimen number (078-05-1120), and a
+#: 23andMe / BRCA1 result stated without a person word (the topic penalty that keeps
+#: encyclopedia text quiet lowers it below the threshold).
+KNOWN_DEMO_MISSES = 2
+
+
+def test_scan_of_the_demo_store(tmp_path: Path) -> None:
+    """The demo was planted by someone who never saw the rules: an unseen check."""
+    from collections import defaultdict
+    from datetime import UTC, datetime
+
+    from auditor.config import load_settings
+    from auditor.findings import FindingFilter, iter_findings
+    from auditor.importer import Importer
+    from auditor.rules import load_pack
+    from auditor.scan import Scanner
+    from auditor.sources import open_source
+    from auditor.store.db import Database
+
+    db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'demo.db'}"))
+    db.upgrade()
+    Importer(db).run(open_source("jsonl", DEMO_DIR / "demo_memories.jsonl", db.settings))
+    Scanner(db, load_pack(), now=datetime(2026, 11, 29, tzinfo=UTC)).run(full=True)
+    flagged: dict[str, set[str]] = defaultdict(set)
+    for f in iter_findings(db, FindingFilter(status=None)):
+        if f["status"] != "suppressed":  # suppressed: allowed by the subject's consent
+            for mid in f["memory_ids"]:
+                flagged[mid].add(f["category"])
+    db.dispose()
+    benign = set(LABELS["benign_lookalikes"])
+    assert {m: flagged[m] for m in benign if flagged.get(m)} == {}
+    category = {"special_category": "sensitive", "provenance": "trust", "oversize": "lifecycle"}
+    missed = [
+        (kind, mid)
+        for mid, kinds in LABELS["planted"].items()
+        for kind in kinds
+        if category.get(kind, kind) not in flagged.get(mid, set())
+    ]
+    assert len(missed) <= KNOWN_DEMO_MISSES, missed
+    assert {kind for kind, _ in missed} <= {"sensitive", "special_category"}

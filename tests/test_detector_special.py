@@ -299,3 +299,19 @@ def test_sensitive_rules_pass_their_own_cases(tmp_path: Path) -> None:
     ids = {r.rule_id for r in results}
     assert {f"MA-SPC-{i:03d}" for i in range(1, 10)} <= ids
     assert {f"MA-PII-{i:03d}" for i in range(1, 9)} <= ids
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("얼굴 인식 로그인을 위해 안면 특징 벡터와 지문 템플릿이 등록됨", ["biometric"]),
+        ("Enrolled her fingerprint template for the office door.", ["biometric"]),
+        ("Her family is ethnically Hmong and celebrates the new year.", ["ethnic_origin"]),
+        ("The SDK stores face embeddings locally.", []),
+        ("The city is ethnically diverse.", []),
+    ],
+)
+def test_templates_and_ethnically(
+    detector: SpecialCategoryDetector, text: str, expected: list[str]
+) -> None:
+    assert sorted({d.entity for d in detector.analyze(view(text), ctx())}) == expected

@@ -300,6 +300,9 @@ PATTERNS: tuple[tuple[str, str, str, str, float], ...] = (
     ("ethnic_origin", "en", "race_noun",
      r"\b(?-i:Black|White|Asian|Hispanic) (?:woman|man|person|people|family|girl|boy"
      r"|teenager|student|employee|American|British|Canadian|Australian)\b", 0.7),
+    ("ethnic_origin", "en", "ethnically",
+     r"\bethnically\s+(?!diverse\b|mixed\s+(?:area|city|neighbou?rhood|school|team)\b)"
+     r"[A-Za-z][\w-]+", 0.75),
     ("ethnic_origin", "en", "descent",
      r"\bof (?:\w+[- ])?\w+ (?:descent|ancestry)\b", 0.75),
     ("ethnic_origin", "en", "minority",
@@ -354,6 +357,11 @@ PATTERNS: tuple[tuple[str, str, str, str, float], ...] = (
      r"지문\s?(?:등록|정보|데이터|스캔|채취)|홍채\s?(?:정보|스캔|데이터|등록)"
      r"|(?:안면|얼굴)\s?(?:인식\s?)?(?:정보|데이터|등록)|정맥\s?(?:정보|등록)"
      r"|생체\s?(?:정보|데이터)|성문\s?(?:정보|등록)", 0.75),
+    # a stored template is someone's biometrics, not a topic: no person cue needed
+    ("biometric", "ko", "template",
+     r"(?:지문|홍채|정맥|성문)\s?템플릿|(?:안면|얼굴)\s?(?:특징\s?(?:점|벡터)|템플릿)", 0.75),
+    ("biometric", "en", "template",
+     r"\b(?:fingerprint|iris|face|facial|voice|palm|vein)\s+templates?\b", 0.75),
     # -- criminal records (GDPR art. 10) -----------------------------------------------------
     ("criminal_record", "en", "record",
      r"\b(?:criminal (?:record|history|conviction|charges?|background|past)|convicted (?:of"

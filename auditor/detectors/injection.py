@@ -424,7 +424,23 @@ def _hidden_payloads(text: str) -> tuple[list[tuple[int, int, str, str]], list[_
                 j += 1
             before = text[i - 1] if i > 0 else ""
             after = text[j] if j < n else ""
-            if before and after and _WORDISH_RE.match(before) and _WORDISH_RE.match(after):
+            if j - i >= _ZW_PAYLOAD_RUN:
+                # a long run is a payload in itself (zero-width binary steganography)
+                hits.append(
+                    _Hit(
+                        "hidden_text",
+                        0.9,
+                        max(i - 1, 0),
+                        min(j + 1, n),
+                        "any.hidden.zero_width_run",
+                        "any",
+                        "carries a long run of invisible characters",
+                    )
+                )
+                hidden = _zero_width_binary(text[i:j])
+                if hidden:
+                    payloads.append((i, j, "zero_width_binary", hidden))
+            elif before and after and _WORDISH_RE.match(before) and _WORDISH_RE.match(after):
                 intra.append((i, j))
             elif j - i >= 3:
                 intra.append((i, j))
@@ -459,6 +475,24 @@ def _hidden_payloads(text: str) -> tuple[list[tuple[int, int, str, str]], list[_
             )
         )
     return payloads, hits
+
+
+#: Invisible characters in one run from which the run counts as a hidden payload.
+_ZW_PAYLOAD_RUN = 8
+
+
+def _zero_width_binary(run: str) -> str | None:
+    """Text hidden as bits in a run of two kinds of zero-width character, if readable."""
+    kinds = sorted(set(run))
+    if len(kinds) != 2 or len(run) < 16:
+        return None
+    for zero in kinds:  # either kind may stand for 0
+        bits = "".join("0" if c == zero else "1" for c in run)
+        raw = bytes(int(bits[k : k + 8], 2) for k in range(0, len(bits) - 7, 8))
+        text = _printable_text(raw)
+        if text:
+            return text
+    return None
 
 
 def _printable_text(raw: bytes) -> str | None:
