@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -67,8 +68,9 @@ out_console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout
 class Ctx:
     """Per-invocation state: settings and a lazily opened store."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, explicit_log_level: bool = False) -> None:
         self.settings = settings
+        self.explicit_log_level = explicit_log_level
         self._db: Database | None = None
 
     def db(self, *, require_schema: bool = True) -> Database:
@@ -132,7 +134,8 @@ def cli(
         config_file, database_url=database_url, log_level=log_level, log_format=log_format
     )
     configure_logging(settings.log_level, settings.log_format)
-    ctx.obj = Ctx(settings)
+    explicit = log_level is not None or "MEMAUDIT_LOG_LEVEL" in os.environ
+    ctx.obj = Ctx(settings, explicit_log_level=explicit)
 
 
 # -- init / summary --------------------------------------------------------------------
@@ -1171,6 +1174,50 @@ def budget(
         )
     else:
         click.echo(render(result))
+
+
+@cli.command()
+@click.option(
+    "--health-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Serve /healthz and /metrics on this port (host: MEMAUDIT_HEALTH_HOST).",
+)
+@click.option(
+    "--once",
+    "once",
+    default=None,
+    metavar="JOB",
+    help="Run one job now and exit: incremental_scan, full_scan, expiry_sweep, "
+    "retention_purge, audit_verify.",
+)
+@click.option("--list", "list_jobs", is_flag=True, help="Show the jobs, schedules, next runs.")
+@pass_ctx
+def daemon(c: Ctx, health_port: int | None, once: str | None, list_jobs: bool) -> None:
+    """Run the scheduled audits (one leader schedules; other replicas stand by)."""
+    from auditor import daemon as daemon_mod
+
+    if not c.explicit_log_level:
+        configure_logging("info", c.settings.log_format)
+    if list_jobs:
+        runs = daemon_mod.next_runs(c.settings)
+        for name, spec in c.settings.schedule.items():
+            click.echo(f"{name:<17} {spec:<14} next: {runs[name] or 'never (off)'}")
+        return
+    db = c.db()
+    if once is not None:
+        ctx = daemon_mod.JobContext(db, c.settings, daemon_mod.Metrics())
+        result = daemon_mod.run_job(once, ctx)
+        click.echo(json.dumps({"job": once, **result}, ensure_ascii=False, default=str))
+        if once == "audit_verify" and not result.get("ok", True):
+            sys.exit(ExitCode.CHECK_FAILED)
+        return
+    runner = daemon_mod.Daemon(db, c.settings)
+    daemon_mod.install_signal_handlers(runner.ctx.stop)
+    if health_port is not None:
+        port = runner.serve_health(health_port)
+        err_console.print(f"health on http://{c.settings.health_host}:{port}/healthz")
+    sys.exit(runner.run())
 
 
 # -- entry point -----------------------------------------------------------------------

@@ -47,6 +47,16 @@ def tier_rank(tier: str) -> int:
         ) from None
 
 
+#: Daemon jobs and their default schedules (see auditor.daemon).
+DEFAULT_SCHEDULE: dict[str, str] = {
+    "incremental_scan": "every 5m",
+    "full_scan": "30 2 * * *",
+    "expiry_sweep": "every 15m",
+    "retention_purge": "0 3 * * *",
+    "audit_verify": "every 1h",
+}
+
+
 def _default_trust_policy() -> dict[str, Tier]:
     return {
         "system": "system",
@@ -116,9 +126,36 @@ class Settings(BaseSettings):
     rules_dir: Path | None = Field(
         None, description="The rule pack's folder (default: the rules/ folder shipped with it)."
     )
+    schedule: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_SCHEDULE),
+        description="Daemon job -> schedule: a crontab line ('30 2 * * *'), 'every 5m' / "
+        "'every 1h' / 'every 30s', or 'off'.",
+    )
+    retention_days: int = Field(
+        30, ge=0, description="Days a soft-deleted memory is kept before the purge job erases it."
+    )
+    leader_poll_seconds: float = Field(
+        5.0, gt=0, le=300, description="How often a standby daemon tries to become the leader."
+    )
+    health_host: str = Field(
+        "127.0.0.1", description="Address /healthz and /metrics listen on (0.0.0.0 in containers)."
+    )
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for the write lock."
     )
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule_ok(cls, value: dict[str, str]) -> dict[str, str]:
+        from auditor.schedules import parse_schedule
+
+        merged = dict(DEFAULT_SCHEDULE)
+        merged.update(value)
+        for job, spec in merged.items():
+            if job not in DEFAULT_SCHEDULE:
+                raise ValueError(f"unknown job {job!r}; jobs: {', '.join(DEFAULT_SCHEDULE)}")
+            parse_schedule(spec, job)
+        return merged
 
     @field_validator("trust_policy")
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import threading
 from collections.abc import MutableMapping
 from typing import IO, Any
 
@@ -86,6 +87,26 @@ def redact(
     return event_dict
 
 
+class _StreamLogger:
+    """Writes each rendered event to a stream; standard error is looked up at each write,
+    so a replaced or closed ``sys.stderr`` (tests, daemonisers) never breaks logging."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def msg(self, message: str) -> None:
+        out = self._stream if self._stream is not None else sys.stderr
+        with self._lock:
+            try:
+                out.write(message + "\n")
+                out.flush()
+            except (ValueError, OSError):
+                pass  # a closed stream: drop the line rather than crash the caller
+
+    log = debug = info = warn = warning = err = error = critical = exception = fatal = msg
+
+
 _LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
@@ -122,6 +143,6 @@ def configure_logging(
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level]),
-        logger_factory=structlog.PrintLoggerFactory(file=out),
+        logger_factory=lambda *_args: _StreamLogger(stream),
         cache_logger_on_first_use=False,
     )

@@ -165,6 +165,7 @@ class Scanner:
         self.subject_rule_ids = frozenset(r.id for g in self.engine.subject_groups for r in g.rules)
         self.judge = judge
         self.now = now
+        self._should_stop: Callable[[], bool] | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -174,6 +175,7 @@ class Scanner:
         full: bool = False,
         progress: Progress | None = None,
         total: Callable[[int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> ScanSummary:
         """Run one scan.
 
@@ -181,7 +183,11 @@ class Scanner:
             full: scan every memory, not only what changed.
             progress: called with the number of memories done after each batch.
             total: called once with the number of memories to scan (for a progress bar).
+            should_stop: asked between batches (a daemon shutting down): when it says yes,
+                the scan stops as ``interrupted``; what it wrote is kept (batches commit
+                whole) and the watermark does not move, so the next scan redoes the rest.
         """
+        self._should_stop = should_stop
         started = time.perf_counter()
         # Detectors keep large, long-lived state (compiled patterns, Presidio, caches keyed by
         # content hash). Frozen, the cyclic garbage collector stops re-walking it on every
@@ -216,13 +222,16 @@ class Scanner:
             subjects = self._subjects(selection)
             if total is not None:
                 total(self._count(selection))
+            status = "completed"
             for start in range(0, len(subjects), SUBJECT_BATCH):
+                if self._should_stop is not None and self._should_stop():
+                    status = "interrupted"
+                    break
                 batch = subjects[start : start + SUBJECT_BATCH]
                 done = self._scan_subjects(run_id, batch, selection, summary)
                 if progress is not None:
                     progress(done)
-            summary.complete = True
-            status = "completed"
+            summary.complete = status == "completed"
         finally:
             summary.duration_s = time.perf_counter() - started
             self._finish(run_id, status, summary, now)

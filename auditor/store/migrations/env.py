@@ -11,12 +11,20 @@ config = context.config
 target_metadata = Base.metadata
 
 
+def _include(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    # APScheduler creates and owns its job table; migrations leave it alone
+    return not (type_ == "table" and name == "scheduler_jobs")
+
+
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=True,
         compare_type=True,
+        include_object=_include,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -1,0 +1,294 @@
+"""The daemon: jobs, one leader among replicas, health and metrics, recovery, signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from auditor import audit_log
+from auditor.config import DEFAULT_SCHEDULE, load_settings
+from auditor.daemon import JOBS, Daemon, JobContext, Leadership, Metrics, run_job
+from auditor.importer import Importer
+from auditor.lifecycle import Lifecycle
+from auditor.schedules import parse_schedule
+from auditor.sources import open_source
+from auditor.store.db import Database
+from auditor.store.models import AuditEvent, Memory, ScanRun, Tombstone
+from auditor.store.types import utcnow
+from auditor.testing import make_record, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_job_has_a_default_schedule() -> None:
+    assert set(JOBS) == set(DEFAULT_SCHEDULE)
+
+
+@pytest.mark.parametrize(
+    ("spec", "ok"),
+    [
+        ("every 5m", True),
+        ("every 30s", True),
+        ("30 2 * * *", True),
+        ("off", True),
+        ("nightly", False),
+        ("every 0m", False),
+        ("every 5 days", False),
+    ],
+)
+def test_schedule_texts(spec: str, ok: bool) -> None:
+    if ok:
+        parse_schedule(spec)
+    else:
+        with pytest.raises(ValueError, match="schedule of job"):
+            parse_schedule(spec)
+
+
+def _ctx(db: Database) -> JobContext:
+    return JobContext(db, db.settings, Metrics())
+
+
+def _load(db: Database, tmp_path: Path, rows: list[dict[str, object]]) -> None:
+    Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "s.jsonl", rows), db.settings))
+
+
+def test_scan_jobs_find_and_count(db: Database, tmp_path: Path) -> None:
+    _load(
+        db,
+        tmp_path,
+        [
+            make_record(memory_id="k", fact="my password is hunter2-Xy9!"),
+            make_record(memory_id="ok", fact="likes tea"),
+        ],
+    )
+    ctx = _ctx(db)
+    full = run_job("full_scan", ctx)
+    assert full["complete"] and full["memories_scanned"] == 2 and full["findings_new"] >= 1
+    again = run_job("incremental_scan", ctx)
+    assert again["mode"] == "incremental" and again["findings_new"] == 0
+    metrics = ctx.metrics.registry.get_sample_value
+    assert metrics("memaudit_memories_scanned_total", {"mode": "full"}) == 2
+    assert metrics("memaudit_findings_open", {"category": "secret", "severity": "high"}) >= 1
+    assert metrics("memaudit_job_runs_total", {"job": "full_scan", "outcome": "ok"}) == 1
+
+
+def test_expiry_sweep_and_retention_purge(db: Database, tmp_path: Path) -> None:
+    past = (utcnow() - timedelta(days=2)).isoformat()
+    _load(
+        db,
+        tmp_path,
+        [
+            make_record(memory_id="due", expires_at=past),
+            make_record(memory_id="fresh"),
+            make_record(memory_id="gone"),
+        ],
+    )
+    assert run_job("expiry_sweep", _ctx(db)) == {"due": 1, "expired": 1}
+    lc = Lifecycle(db)
+    assert lc.get("due").status == "expired" and lc.get("fresh").status == "active"
+    lc.soft_delete("gone", actor="user")
+    assert run_job("retention_purge", _ctx(db)) == {"purged": 0}  # not old enough yet
+    with db.write() as s:
+        m = s.get(Memory, "gone")
+        assert m is not None
+        m.deleted_at = utcnow() - timedelta(days=45)
+    assert run_job("retention_purge", _ctx(db)) == {"purged": 1}
+    with db.session() as s:
+        assert s.get(Memory, "gone") is None
+        assert s.scalars(select(Tombstone.memory_id)).all() == ["gone"]
+        assert "memory.purged" in [e.action for e in s.scalars(select(AuditEvent))]
+        assert audit_log.verify(s).ok
+    # an erased memory does not come back with the next import
+    report = Importer(db).run(
+        open_source(
+            "jsonl",
+            write_jsonl(tmp_path / "again.jsonl", [make_record(memory_id="gone")]),
+            db.settings,
+        )
+    )
+    assert report.skipped == 1
+
+
+def test_unknown_job_is_refused(db: Database) -> None:
+    from auditor.errors import InputError
+
+    with pytest.raises(InputError, match="unknown job"):
+        run_job("defrag", _ctx(db))
+
+
+def test_once_from_the_command_line(run_cli, db_url: str) -> None:  # type: ignore[no-untyped-def]
+    assert run_cli("--database-url", db_url, "init").code == 0
+    r = run_cli("--database-url", db_url, "daemon", "--once", "audit_verify")
+    assert r.code == 0 and json.loads(r.out.splitlines()[-1])["ok"] is True
+    bad = run_cli("--database-url", db_url, "daemon", "--once", "nope")
+    assert bad.code == 2 and "unknown job" in bad.err
+    listed = run_cli("--database-url", db_url, "daemon", "--list")
+    assert "full_scan" in listed.out and "30 2 * * *" in listed.out
+
+
+def test_leader_lock_is_exclusive(db_url: str) -> None:
+    a = Database(load_settings(database_url=db_url))
+    b = Database(load_settings(database_url=db_url))
+    a.upgrade()
+    first, second = Leadership(a), Leadership(b)
+    try:
+        assert first.try_acquire() and first.check()
+        assert not second.try_acquire()
+        first.release()
+        assert second.try_acquire()
+        assert not first.try_acquire()
+    finally:
+        first.release()
+        second.release()
+        a.dispose()
+        b.dispose()
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def _wait(predicate, timeout: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _completed_scans(db: Database) -> int:
+    with db.session() as s:
+        return len(s.scalars(select(ScanRun.id).where(ScanRun.status == "completed")).all())
+
+
+def test_daemon_schedules_serves_health_and_stops(db_url: str, tmp_path: Path) -> None:
+    settings = load_settings(
+        database_url=db_url,
+        leader_poll_seconds=0.2,
+        schedule={"incremental_scan": "every 1s", "full_scan": "off"},
+    )
+    db = Database(settings)
+    db.upgrade()
+    _load(db, tmp_path, [make_record(memory_id="a", fact="token ghp_" + "a1B2" * 9)])
+    daemon = Daemon(db, settings)
+    port = daemon.serve_health(0)
+    stop = threading.Event()
+    thread = threading.Thread(target=daemon.run, args=(stop,))
+    thread.start()
+    try:
+        assert _wait(lambda: _completed_scans(db) >= 2)
+        status, body = _get(f"http://127.0.0.1:{port}/healthz")
+        health = json.loads(body)
+        assert status == 200 and health["role"] == "leader" and health["scheduler"] == "running"
+        assert health["database"] == "ok" and health["seconds_since_last_successful_scan"] < 30
+        status, metrics = _get(f"http://127.0.0.1:{port}/metrics")
+        assert status == 200 and "memaudit_is_leader 1.0" in metrics
+        assert 'memaudit_job_runs_total{job="incremental_scan",outcome="ok"}' in metrics
+        assert _get(f"http://127.0.0.1:{port}/nope")[0] == 404
+    finally:
+        started = time.monotonic()
+        stop.set()
+        thread.join(timeout=30)
+    assert not thread.is_alive() and time.monotonic() - started < 30
+    assert not daemon.leader.held
+    db.dispose()
+
+
+def test_a_crashed_scan_is_abandoned_and_run_again(db_url: str, tmp_path: Path) -> None:
+    settings = load_settings(
+        database_url=db_url,
+        leader_poll_seconds=0.2,
+        schedule={
+            "incremental_scan": "off",
+            "full_scan": "off",
+            "expiry_sweep": "off",
+            "retention_purge": "off",
+            "audit_verify": "off",
+        },
+    )
+    db = Database(settings)
+    db.upgrade()
+    _load(db, tmp_path, [make_record(memory_id="a")])
+    with db.write() as s:  # what a kill -9 in the middle of a full scan leaves behind
+        s.add(ScanRun(mode="full", status="running", started_at=utcnow() - timedelta(hours=1)))
+    daemon = Daemon(db, settings)
+    stop = threading.Event()
+    thread = threading.Thread(target=daemon.run, args=(stop,))
+    thread.start()
+    try:
+        assert _wait(lambda: _completed_scans(db) >= 1)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    with db.session() as s:
+        runs = {r.status: r.mode for r in s.scalars(select(ScanRun))}
+        assert runs == {"abandoned": "full", "completed": "full"}
+        assert "scan.abandoned" in [e.action for e in s.scalars(select(AuditEvent))]
+    db.dispose()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start(db_url: str, port: int) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "MEMAUDIT_DATABASE_URL": db_url,
+        "MEMAUDIT_LEADER_POLL_SECONDS": "0.3",
+        "MEMAUDIT_SCHEDULE__INCREMENTAL_SCAN": "every 2s",
+        "MEMAUDIT_LOG_FORMAT": "json",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "auditor", "daemon", "--health-port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _role(port: int) -> str | None:
+    try:
+        return str(json.loads(_get(f"http://127.0.0.1:{port}/healthz")[1])["role"])
+    except (OSError, ValueError):
+        return None
+
+
+def test_two_replicas_one_leader_and_failover_after_kill_9(db: Database, db_url: str) -> None:
+    ports = [_free_port(), _free_port()]
+    procs = [_start(db_url, p) for p in ports]
+    try:
+        assert _wait(lambda: sorted(str(_role(p)) for p in ports) == ["leader", "standby"])
+        leader = 0 if _role(ports[0]) == "leader" else 1
+        other = 1 - leader
+        procs[leader].kill()  # kill -9: no clean-up at all
+        procs[leader].wait(timeout=10)
+        assert _wait(lambda: _role(ports[other]) == "leader", timeout=20)
+        procs[other].send_signal(signal.SIGTERM)
+        assert procs[other].wait(timeout=30) == 0  # SIGTERM: a clean stop, exit 0
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
