@@ -21,11 +21,12 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The daemon scans the demo store at once, then on schedule; Ctrl-C stops it cleanly.
+# In another terminal: .venv/bin/memaudit findings ; curl localhost:9464/healthz
 run: $(STAMP)
 	$(BIN)/memaudit init --demo
 	$(BIN)/memaudit summary
-	$(BIN)/memaudit scan
-	$(BIN)/memaudit findings --limit 20
+	$(BIN)/memaudit daemon --health-port $${MEMAUDIT_HEALTH_PORT:-9464}
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

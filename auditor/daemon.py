@@ -522,7 +522,10 @@ class Daemon:
         log.info("leader_acquired", jobs=sorted(j.id for j in scheduler.get_jobs()))
 
     def _recover(self, scheduler: BackgroundScheduler) -> None:
-        """Scans left ``running`` by a crashed leader: mark them, run that kind again now."""
+        """Scans left ``running`` by a crashed leader: mark them, run that kind again now.
+
+        A store that was never scanned gets a full scan at once, too.
+        """
         with self.db.write() as session:
             stale = list(
                 session.scalars(
@@ -544,6 +547,12 @@ class Daemon:
                     key=lifecycle.audit_key(self.settings),
                 )
         modes = {r.mode for r in stale}
+        with self.db.session() as session:
+            scanned_before = session.scalar(
+                select(func.count()).select_from(ScanRun).where(ScanRun.status == "completed")
+            )
+        if not scanned_before:
+            modes.add("full")  # a store never scanned gets its first scan now, not in hours
         for mode in sorted(modes):
             job = "full_scan" if mode == "full" else "incremental_scan"
             scheduler.add_job(
