@@ -266,7 +266,9 @@ def load_pack(folder: Path | None = None, *, lint: bool = True) -> RulePack:
     """
     root = (folder or DEFAULT_RULES_DIR).resolve()
     if not root.is_dir():
-        raise RuleError(f"rule folder not found: {root}")
+        raise RuleError(
+            f"rule folder not found: {root} (point MEMAUDIT_RULES_DIR or --rules at a rule pack)"
+        )
     retired_file = root / "RETIRED_IDS"
     retired = frozenset(
         line.split("#", 1)[0].strip()
