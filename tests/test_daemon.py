@@ -292,3 +292,86 @@ def test_two_replicas_one_leader_and_failover_after_kill_9(db: Database, db_url:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def _scan_state(db: Database) -> tuple[set[str], dict[str, int]]:
+    from collections import Counter
+
+    from auditor.store.models import Finding
+
+    with db.session() as s:
+        fingerprints = set(s.scalars(select(Finding.fingerprint)))
+        quarantines = Counter(
+            mid
+            for e in s.scalars(select(AuditEvent).where(AuditEvent.action == "memory.quarantined"))
+            for mid in e.target_ids
+        )
+        assert audit_log.verify(s).ok
+    return fingerprints, dict(quarantines)
+
+
+@pytest.mark.slow
+def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> None:
+    """A scan killed half-way, then recovered: same findings and actions as a clean scan."""
+    from auditor.synthetic import write_synthetic
+
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12_000)
+    reference = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'ref.db'}"))
+    reference.upgrade()
+    Importer(reference).run(open_source("jsonl", corpus, reference.settings))
+    run_job("full_scan", _ctx(reference))
+    expected_fps, expected_quarantines = _scan_state(reference)
+    reference.dispose()
+    assert expected_quarantines and max(expected_quarantines.values()) == 1
+
+    settings = load_settings(
+        database_url=db_url,
+        leader_poll_seconds=0.2,
+        schedule={name: "off" for name in DEFAULT_SCHEDULE},
+    )
+    db = Database(settings)
+    db.upgrade()
+    Importer(db).run(open_source("jsonl", corpus, settings))
+    env = {**os.environ, "MEMAUDIT_DATABASE_URL": db_url}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "auditor", "daemon", "--once", "full_scan"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def some_batches_committed() -> bool:
+        from auditor.store.models import Finding
+
+        with db.session() as s:
+            return bool(s.scalars(select(Finding.finding_id).limit(1)).first())
+
+    try:
+        assert _wait(some_batches_committed, timeout=60)
+        assert proc.poll() is None, "the scan finished before it could be killed"
+        proc.kill()  # kill -9 in the middle of the full scan
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with db.session() as s:
+        assert [r.status for r in s.scalars(select(ScanRun))] == ["running"]
+    half_fps, _ = _scan_state(db)
+    assert 0 < len(half_fps) < len(expected_fps)
+
+    daemon = Daemon(db, settings)  # the next leader recovers the abandoned scan
+    stop = threading.Event()
+    thread = threading.Thread(target=daemon.run, args=(stop,))
+    thread.start()
+    try:
+        assert _wait(lambda: _completed_scans(db) >= 1, timeout=120)
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+    fingerprints, quarantines = _scan_state(db)
+    assert fingerprints == expected_fps  # nothing duplicated, nothing lost
+    assert quarantines == expected_quarantines  # every action applied exactly once
+    with db.session() as s:
+        assert sorted(r.status for r in s.scalars(select(ScanRun))) == ["abandoned", "completed"]
+    db.dispose()
