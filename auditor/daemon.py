@@ -289,11 +289,37 @@ JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
 _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are looked up by name
 
 
+#: Waits between attempts of a job that found the database unreachable (seconds).
+RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
 def scheduled_job(name: str) -> None:
     """Entry point of a scheduled job (picklable: the job store keeps only the name)."""
     if _CONTEXT is None:  # pragma: no cover - the daemon sets it before scheduling
         raise RuntimeError("the daemon is not running")
-    run_job(name, _CONTEXT)
+    run_with_retries(name, _CONTEXT)
+
+
+def run_with_retries(
+    name: str, ctx: JobContext, backoff: tuple[float, ...] = RETRY_BACKOFF
+) -> dict[str, Any] | None:
+    """Run a job; when the database is unreachable, wait and try again (bounded backoff).
+
+    Returns:
+        The job's result, or None when it gave up (the next scheduled run tries again) or
+        the daemon is stopping.
+    """
+    for attempt, wait in enumerate((0.0, *backoff)):
+        if wait and ctx.stop.wait(wait):
+            return None  # stopping: do not start another attempt
+        try:
+            return run_job(name, ctx)
+        except StoreError as exc:
+            log.warning(
+                "job_retrying", job=name, attempt=attempt + 1, error_type=type(exc).__name__
+            )
+    log.error("job_gave_up", job=name, attempts=len(backoff) + 1)
+    return None
 
 
 def run_job(name: str, ctx: JobContext) -> dict[str, Any]:

@@ -375,3 +375,38 @@ def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> Non
     with db.session() as s:
         assert sorted(r.status for r in s.scalars(select(ScanRun))) == ["abandoned", "completed"]
     db.dispose()
+
+
+def test_jobs_retry_with_backoff_while_the_database_is_away(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor import daemon as daemon_mod
+    from auditor.errors import StoreError
+
+    calls: list[int] = []
+
+    def flaky(ctx: JobContext) -> dict[str, object]:
+        calls.append(1)
+        if len(calls) < 3:
+            raise StoreError("cannot reach database")
+        return {"ok": True}
+
+    monkeypatch.setitem(daemon_mod.JOBS, "audit_verify", flaky)
+    ctx = _ctx(db)
+    assert daemon_mod.run_with_retries("audit_verify", ctx, backoff=(0.01, 0.01, 0.01)) == {
+        "ok": True
+    }
+    assert len(calls) == 3
+    calls.clear()
+
+    def always_down(ctx: JobContext) -> dict[str, object]:
+        calls.append(1)
+        raise StoreError("cannot reach database")
+
+    monkeypatch.setitem(daemon_mod.JOBS, "audit_verify", always_down)
+    assert daemon_mod.run_with_retries("audit_verify", ctx, backoff=(0.01, 0.01)) is None
+    assert len(calls) == 3  # one try and two retries, then it gives up until the next run
+    ctx.stop.set()
+    calls.clear()
+    assert daemon_mod.run_with_retries("audit_verify", ctx, backoff=(5.0,)) is None
+    assert len(calls) == 1  # stopping: no retry is started
