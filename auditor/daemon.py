@@ -633,11 +633,6 @@ def install_signal_handlers(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, handler)
 
 
-def describe_schedule(settings: Settings) -> dict[str, str]:
-    """Job -> its schedule text, for ``memaudit daemon --list``."""
-    return dict(settings.schedule)
-
-
 def next_runs(settings: Settings, now: datetime | None = None) -> dict[str, str | None]:
     """Job -> next fire time (ISO) from now, for operators checking a schedule."""
     now = now or utcnow()
