@@ -44,6 +44,7 @@ __all__ = [
     "MemoryStatus",
     "Principal",
     "ScanRun",
+    "ScanShard",
     "SourceWatermark",
     "Tombstone",
 ]
@@ -55,6 +56,16 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+#: Tables in memaudit's database that other libraries create and own: APScheduler's job
+#: store, and procrastinate's task queue (PostgreSQL). Migrations leave them alone.
+FOREIGN_TABLE_PREFIXES = ("scheduler_jobs", "procrastinate_")
+
+
+def foreign_table(name: str | None) -> bool:
+    """Whether a table belongs to APScheduler or procrastinate, not to memaudit's models."""
+    return bool(name) and str(name).startswith(FOREIGN_TABLE_PREFIXES)
 
 
 class Base(DeclarativeBase):
@@ -190,6 +201,44 @@ class ScanRun(Base):
     counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
     errors: Mapped[dict[str, Any]] = mapped_column(default=dict)
     duration_s: Mapped[float | None] = mapped_column(Float)
+    #: incremental scans: memories changed after this time (the previous watermark)
+    since: Mapped[datetime | None]
+    #: how many shards the run was split into, and who runs them (inline | procrastinate)
+    shard_count: Mapped[int] = mapped_column(Integer, default=1)
+    dispatch: Mapped[str] = mapped_column(String(16), default="inline")
+
+    shards: Mapped[list[ScanShard]] = relationship(
+        back_populates="run", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class ScanShard(Base):
+    """One shard of a scan run: the subjects whose hash falls in it, and its progress.
+
+    ``cursor`` is the last subject whose batch was committed, in the same transaction as
+    that batch's findings and counts: a shard taken over after a crash resumes after it, so
+    every memory is scanned exactly once per run. ``owner`` is the token of the attempt
+    that holds the shard; a batch commits only while its attempt still owns the shard.
+    """
+
+    __tablename__ = "scan_shards"
+
+    run_id: Mapped[int] = mapped_column(
+        ForeignKey("scan_runs.id", ondelete="CASCADE"), primary_key=True
+    )
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    owner: Mapped[str | None] = mapped_column(String(64))
+    worker: Mapped[str | None] = mapped_column(String(200))
+    cursor: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    memories_scanned: Mapped[int] = mapped_column(Integer, default=0)
+    counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    started_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    run: Mapped[ScanRun] = relationship(back_populates="shards")
 
 
 class Finding(Base):

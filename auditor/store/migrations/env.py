@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection, create_engine
 
-from auditor.store.models import Base
+from auditor.store.models import Base, foreign_table
 
 config = context.config
 target_metadata = Base.metadata
@@ -14,8 +14,8 @@ target_metadata = Base.metadata
 def _include(
     obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
 ) -> bool:
-    # APScheduler creates and owns its job table; migrations leave it alone
-    return not (type_ == "table" and name == "scheduler_jobs")
+    # APScheduler and procrastinate create and own their tables; migrations leave them alone
+    return not (type_ == "table" and foreign_table(name))
 
 
 def _run(connection: Connection) -> None:
