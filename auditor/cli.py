@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -1206,8 +1207,8 @@ def daemon(c: Ctx, health_port: int | None, once: str | None, list_jobs: bool) -
         return
     db = c.db()
     if once is not None:
-        ctx = daemon_mod.JobContext(db, c.settings, daemon_mod.Metrics())
-        result = daemon_mod.run_job(once, ctx)
+        daemon_mod.install_signal_handlers(stop := threading.Event())
+        result = daemon_mod.run_once(once, db, c.settings, stop)
         click.echo(json.dumps({"job": once, **result}, ensure_ascii=False, default=str))
         if once == "audit_verify" and not result.get("ok", True):
             sys.exit(ExitCode.CHECK_FAILED)

@@ -143,6 +143,58 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(
         30_000, ge=0, description="How long a SQLite writer waits for the write lock."
     )
+    # -- scan shards
+    scan_shards: int = Field(
+        8,
+        ge=1,
+        le=1024,
+        description="Shards a scan is split into (by subject hash); replicas share them.",
+    )
+    task_queue: Literal["auto", "inline", "procrastinate"] = Field(
+        "auto",
+        description=(
+            "Who runs a daemon scan's shards: auto = procrastinate on PostgreSQL, in-process "
+            "on SQLite; inline = always in-process."
+        ),
+    )
+    worker_heartbeat_seconds: float = Field(
+        10.0, gt=0, description="How often a shard worker tells the queue it is alive."
+    )
+    worker_stall_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="A worker silent this long is dead: its shard is given to another.",
+    )
+    # -- accounts and dashboard
+    password_min_length: int = Field(
+        12,
+        ge=8,
+        le=1024,
+        description="Shortest password a local dashboard account may have (characters).",
+    )
+    sign_in_max_failures: int = Field(
+        5,
+        ge=0,
+        description="Failed sign-ins in a row that lock an account for a while (0: never lock).",
+    )
+    sign_in_lockout_seconds: int = Field(
+        900, ge=1, description="How long an account stays locked after too many failed sign-ins."
+    )
+    oidc_issuer: str | None = Field(
+        None,
+        description="The only OIDC issuer (iss claim) accepted at sign-in (unset: any issuer "
+        "the dashboard's OIDC client trusts; accounts are still bound to issuer and sub).",
+    )
+    oidc_auto_provision: bool = Field(
+        False,
+        description="Create a 'user' account for an unknown OIDC identity with a verified "
+        "e-mail (bound to subject 'user:' + the oidc_subject_claim); never officer or admin.",
+    )
+    oidc_subject_claim: str = Field(
+        "sub",
+        min_length=1,
+        description="The OIDC claim whose value names an auto-provisioned user's subject.",
+    )
 
     @field_validator("schedule")
     @classmethod

@@ -21,7 +21,10 @@
 * ``--health-port``: ``/healthz`` (JSON; 200 when healthy, 503 otherwise) and ``/metrics``
   (Prometheus text format).
 
-Not yet here (issue 4 continues): shards on procrastinate for several workers per scan.
+* Shards: a scan is split by subject hash (``auditor.scan``). On PostgreSQL every replica
+  runs a procrastinate worker and the leader's scan job only queues the shards and waits
+  (``auditor.shards``); on SQLite the leader scans the shards itself. A scan interrupted by
+  a crash or a stop is resumed by the next leader from each shard's cursor, not restarted.
 """
 
 from __future__ import annotations
@@ -55,11 +58,12 @@ from auditor.exitcodes import ExitCode
 from auditor.hashing import subject_digest
 from auditor.rules import load_pack
 from auditor.schedules import parse_schedule
+from auditor.shards import ShardQueue, ShardWorker, queue_depth, uses_queue
 from auditor.store.db import Database
-from auditor.store.models import Finding, Memory, ScanRun, Tombstone
+from auditor.store.models import Finding, Memory, ScanRun, ScanShard, Tombstone
 from auditor.store.types import utcnow
 
-__all__ = ["JOBS", "Daemon", "Leadership", "run_job"]
+__all__ = ["JOBS", "Daemon", "Leadership", "run_job", "run_once"]
 
 log = structlog.get_logger(__name__)
 
@@ -134,36 +138,68 @@ class Metrics:
 
 @dataclass
 class JobContext:
-    """What a job needs: the store, settings, metrics and the stop flag."""
+    """What a job needs: the store, settings, metrics, the stop flag and the shard queue."""
 
     db: Database
     settings: Settings
     metrics: Metrics
     stop: threading.Event = field(default_factory=threading.Event)
+    queue: ShardQueue | None = None  # PostgreSQL: shards go to every replica's worker
     last_scan_ok: float | None = None
     judge: Any = None  # built once: its verdict cache outlives a scan
     judge_built: bool = False
     judge_seen: tuple[int, int] = (0, 0)  # calls and tokens already counted
 
 
-def _scan(ctx: JobContext, full: bool) -> dict[str, Any]:
+def _judge(ctx: JobContext) -> Any:
     from auditor.judge import judge_from_settings
-    from auditor.scan import Scanner
 
     if not ctx.judge_built:
         ctx.judge, ctx.judge_built = judge_from_settings(ctx.settings), True
-    judge = ctx.judge
+    return ctx.judge
+
+
+def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, Any]:
+    """Start a scan (or resume run ``resume``), get its shards done, report the run."""
+    from auditor.scan import DISPATCH_DAEMON, DISPATCH_QUEUE, Scanner
+
+    judge = _judge(ctx)
     pack = load_pack(ctx.settings.rules_dir)  # re-read: operators tune rules without restarts
-    summary = Scanner(ctx.db, pack, judge=judge).run(full=full, should_stop=ctx.stop.is_set)
+    scanner = Scanner(ctx.db, pack, judge=judge)
+    if resume is None:
+        dispatch = DISPATCH_QUEUE if ctx.queue is not None else DISPATCH_DAEMON
+        run_id = scanner.start(full=full, dispatch=dispatch)
+    else:
+        run_id = resume
+    if ctx.queue is not None:
+        with ctx.db.session() as session:
+            pending = list(
+                session.scalars(
+                    select(ScanShard.shard).where(
+                        ScanShard.run_id == run_id, ScanShard.status == "pending"
+                    )
+                )
+            )
+        ctx.queue.defer(run_id, pending)
+        ctx.queue.wait(run_id, ctx.stop.is_set, on_poll=lambda: _poll_queue(ctx))
+        _poll_queue(ctx)
+    else:
+        # interrupted by a stop, the run stays "running": the next leader resumes it
+        scanner.execute(run_id, should_stop=ctx.stop.is_set)
+    summary = scanner.summary(run_id)
     mode = summary.mode
-    ctx.metrics.scan_duration.labels(mode).observe(summary.duration_s)
-    ctx.metrics.memories_scanned.labels(mode).inc(summary.memories_scanned)
-    for rule_id, counts in summary.by_rule.items():
-        if counts.get("new"):
-            category = pack.by_id(rule_id).category
-            ctx.metrics.findings_new.labels(category).inc(counts["new"])
-    if summary.error_count:
-        ctx.metrics.errors.labels("detector").inc(summary.error_count)
+    if summary.status != "running":
+        ctx.metrics.scan_duration.labels(mode).observe(summary.duration_s)
+        ctx.metrics.memories_scanned.labels(mode).inc(summary.memories_scanned)
+        categories = {r.id: r.category for r in pack.rules}
+        for rule_id, counts in summary.by_rule.items():
+            if counts.get("new"):
+                category = categories.get(rule_id, "unknown")
+                ctx.metrics.findings_new.labels(category).inc(counts["new"])
+        if summary.error_count:
+            ctx.metrics.errors.labels("detector").inc(summary.error_count)
+        if summary.status == "failed":
+            ctx.metrics.errors.labels("scan_failed").inc()
     if judge is not None and hasattr(judge, "stats"):
         calls, tokens = int(judge.stats.calls), int(judge.stats.tokens)
         ctx.metrics.judge_calls.inc(calls - ctx.judge_seen[0])
@@ -179,7 +215,9 @@ def _scan(ctx: JobContext, full: bool) -> dict[str, Any]:
         for k in (
             "run_id",
             "mode",
+            "status",
             "complete",
+            "shards",
             "memories_scanned",
             "findings_new",
             "findings_resolved",
@@ -188,6 +226,18 @@ def _scan(ctx: JobContext, full: bool) -> dict[str, Any]:
             "open_by_severity",
         )
     }
+
+
+def _poll_queue(ctx: JobContext) -> None:
+    try:
+        ctx.metrics.queue_depth.set(queue_depth(ctx.db))
+    except StoreError:
+        pass  # the next poll tries again
+
+
+def resume_scan(ctx: JobContext, run_id: int) -> dict[str, Any]:
+    """Finish a run a previous leader left running (from each shard's cursor)."""
+    return _scan(ctx, full=False, resume=run_id)
 
 
 def job_incremental_scan(ctx: JobContext) -> dict[str, Any]:
@@ -293,15 +343,21 @@ _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are look
 RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 
 
-def scheduled_job(name: str) -> None:
-    """Entry point of a scheduled job (picklable: the job store keeps only the name)."""
+def scheduled_job(name: str, run_id: int | None = None) -> None:
+    """Entry point of a scheduled job (picklable: the job store keeps only the name).
+
+    ``run_id`` is given for ``resume_scan``: finish a run a previous leader left running.
+    """
     if _CONTEXT is None:  # pragma: no cover - the daemon sets it before scheduling
         raise RuntimeError("the daemon is not running")
-    run_with_retries(name, _CONTEXT)
+    run_with_retries(name, _CONTEXT, run_id=run_id)
 
 
 def run_with_retries(
-    name: str, ctx: JobContext, backoff: tuple[float, ...] = RETRY_BACKOFF
+    name: str,
+    ctx: JobContext,
+    backoff: tuple[float, ...] = RETRY_BACKOFF,
+    run_id: int | None = None,
 ) -> dict[str, Any] | None:
     """Run a job; when the database is unreachable, wait and try again (bounded backoff).
 
@@ -313,7 +369,7 @@ def run_with_retries(
         if wait and ctx.stop.wait(wait):
             return None  # stopping: do not start another attempt
         try:
-            return run_job(name, ctx)
+            return run_job(name, ctx, run_id=run_id)
         except StoreError as exc:
             log.warning(
                 "job_retrying", job=name, attempt=attempt + 1, error_type=type(exc).__name__
@@ -322,18 +378,20 @@ def run_with_retries(
     return None
 
 
-def run_job(name: str, ctx: JobContext) -> dict[str, Any]:
+def run_job(name: str, ctx: JobContext, run_id: int | None = None) -> dict[str, Any]:
     """Run one job now, log one canonical line, count it.
+
+    ``name`` may also be ``resume_scan`` with the ``run_id`` to finish.
 
     Raises:
         InputError: unknown job.
     """
     fn = JOBS.get(name)
-    if fn is None:
+    if fn is None and not (name == "resume_scan" and run_id is not None):
         raise InputError(f"unknown job {name!r}; jobs: {', '.join(JOBS)}")
     started = time.perf_counter()
     try:
-        result = fn(ctx)
+        result = fn(ctx) if fn is not None else resume_scan(ctx, int(run_id or 0))
     except Exception as exc:
         ctx.metrics.job_runs.labels(name, "failed").inc()
         ctx.metrics.errors.labels("job").inc()
@@ -483,6 +541,7 @@ class Daemon:
         self.ctx = JobContext(db, settings, self.metrics)
         self.leader = Leadership(db)
         self.scheduler: BackgroundScheduler | None = None
+        self.worker: ShardWorker | None = None
         self.started_at = utcnow()
         self._server: ThreadingHTTPServer | None = None
 
@@ -500,12 +559,21 @@ class Daemon:
             "running" if self.scheduler is not None and self.scheduler.running else "standby"
         )
         age = None if self.ctx.last_scan_ok is None else round(time.time() - self.ctx.last_scan_ok)
-        ok = database == "ok" and (scheduler == "running" or not self.leader.held)
+        if self.worker is None:
+            worker = "in-process"
+        else:
+            worker = "ready" if self.worker.alive and self.worker.ready.is_set() else "down"
+        ok = (
+            database == "ok"
+            and (scheduler == "running" or not self.leader.held)
+            and worker != "down"
+        )
         return ok, {
             "status": "ok" if ok else "unhealthy",
             "database": database,
             "role": "leader" if self.leader.held else "standby",
             "scheduler": scheduler,
+            "shard_worker": worker,
             "seconds_since_last_successful_scan": age,
         }
 
@@ -548,18 +616,24 @@ class Daemon:
         log.info("leader_acquired", jobs=sorted(j.id for j in scheduler.get_jobs()))
 
     def _recover(self, scheduler: BackgroundScheduler) -> None:
-        """Scans left ``running`` by a crashed leader: mark them, run that kind again now.
+        """Scans a previous leader left ``running``: resume them, or give them up.
 
-        A store that was never scanned gets a full scan at once, too.
+        A run of the daemon's (in-process or queued shards) made with the current rule
+        pack is resumed from each shard's cursor. Anything else left running (a crashed
+        ``memaudit scan``, or rules changed since) is marked ``abandoned`` and a scan of
+        that kind runs at once. A store that was never scanned gets a full scan at once.
         """
+        from auditor.scan import DISPATCH_DAEMON, DISPATCH_QUEUE
+
+        current = load_pack(self.settings.rules_dir).sha256
         with self.db.write() as session:
-            stale = list(
-                session.scalars(
-                    select(ScanRun).where(
-                        ScanRun.status == "running", ScanRun.started_at < self.started_at
-                    )
-                )
-            )
+            running = list(session.scalars(select(ScanRun).where(ScanRun.status == "running")))
+            adopt = [
+                r
+                for r in running
+                if r.dispatch in (DISPATCH_DAEMON, DISPATCH_QUEUE) and r.rule_pack_hash == current
+            ]
+            stale = [r for r in running if r not in adopt and r.started_at < self.started_at]
             for run in stale:
                 run.status = "abandoned"
             if stale:
@@ -572,12 +646,22 @@ class Daemon:
                     details={"count": len(stale)},
                     key=lifecycle.audit_key(self.settings),
                 )
+            adopted = [(r.id, r.mode) for r in adopt]
+        for run_id, mode in adopted:
+            scheduler.add_job(
+                scheduled_job,
+                args=["resume_scan", run_id],
+                id=f"resume-scan-{run_id}",
+                name="resume_scan",
+                replace_existing=True,
+            )
+            log.warning("scan_resume_scheduled", run_id=run_id, mode=mode)
         modes = {r.mode for r in stale}
         with self.db.session() as session:
             scanned_before = session.scalar(
                 select(func.count()).select_from(ScanRun).where(ScanRun.status == "completed")
             )
-        if not scanned_before:
+        if not scanned_before and not adopted:
             modes.add("full")  # a store never scanned gets its first scan now, not in hours
         for mode in sorted(modes):
             job = "full_scan" if mode == "full" else "incremental_scan"
@@ -598,6 +682,10 @@ class Daemon:
         self.ctx.stop = stop
         poll = self.settings.leader_poll_seconds
         log.info("daemon_started", database=self.db.display_url, pid=os.getpid())
+        if uses_queue(self.db, self.settings):
+            self.ctx.queue = ShardQueue(self.db)
+            self.worker = ShardWorker(self.db, self.settings, stop, judge=_judge(self.ctx))
+            self.worker.start()
         try:
             while not stop.is_set():
                 try:
@@ -614,12 +702,40 @@ class Daemon:
                 stop.wait(poll)
         finally:
             log.info("daemon_stopping")
+            if self.worker is not None:
+                self.worker.stop()  # the running shard is released after its batch
             self._stop_scheduler()
+            if self.ctx.queue is not None:
+                self.ctx.queue.close()
+                self.ctx.queue = None
             self.leader.release()
             if self._server is not None:
                 self._server.shutdown()
             log.info("daemon_stopped")
         return int(ExitCode.OK)
+
+
+def run_once(
+    name: str, db: Database, settings: Settings, stop: threading.Event | None = None
+) -> dict[str, Any]:
+    """``memaudit daemon --once JOB``: run one job now, as the daemon would.
+
+    On PostgreSQL a scan's shards go to the queue, and this process runs a worker too, so
+    it finishes alone and shares the work with any replicas that are running.
+    """
+    ctx = JobContext(db, settings, Metrics(), stop=stop or threading.Event())
+    worker = None
+    if name in ("full_scan", "incremental_scan") and uses_queue(db, settings):
+        ctx.queue = ShardQueue(db)
+        worker = ShardWorker(db, settings, ctx.stop, judge=_judge(ctx))
+        worker.start()
+    try:
+        return run_job(name, ctx)
+    finally:
+        if worker is not None:
+            worker.stop()
+        if ctx.queue is not None:
+            ctx.queue.close()
 
 
 def install_signal_handlers(stop: threading.Event) -> None:

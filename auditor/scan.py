@@ -13,12 +13,22 @@
   same transaction as the finding that caused them, so they are applied exactly once.
 * Every scan is recorded: counts per rule, errors (a detector crashing on one memory is an
   error for that memory and rule; the scan goes on), rule-pack hash, duration.
+* **Shards.** A run is split into shards by a hash of the subject (:func:`shard_of`). A shard
+  is scanned in batches of subjects; each batch commits its findings, actions and the
+  shard's cursor and counts in one transaction, under the shard's owner token. A shard
+  taken over after a crash resumes after its cursor: every memory is scanned exactly once
+  per run. The run is complete when all its shards are; whoever finishes the last shard
+  writes the run's totals and moves the watermark. :meth:`Scanner.run` runs the shards in
+  this process; the daemon on PostgreSQL hands them to any replica (``auditor.shards``).
 """
 
 from __future__ import annotations
 
+import functools
 import gc
-import time
+import hashlib
+import os
+import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +43,7 @@ from ulid import ULID
 from auditor import audit_log, lifecycle
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.engine import Engine, EngineError, Hit
-from auditor.errors import LifecycleError
+from auditor.errors import LifecycleError, MemauditError
 from auditor.findings import evidence_for, fingerprint
 from auditor.rules import SEVERITY_RANK, Rule, RulePack
 from auditor.store.db import Database
@@ -44,11 +54,12 @@ from auditor.store.models import (
     FindingStatus,
     Memory,
     ScanRun,
+    ScanShard,
     SourceWatermark,
 )
 from auditor.store.types import utcnow
 
-__all__ = ["ScanSummary", "Scanner"]
+__all__ = ["ScanSummary", "Scanner", "ShardLost", "ShardOutcome", "shard_of"]
 
 log = structlog.get_logger(__name__)
 
@@ -82,11 +93,67 @@ _MASKED_CATEGORIES = frozenset({"sensitive", "secret"})
 _OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
 
 Progress = Callable[[int], None]
+#: Shard and run states.
+SHARD_PENDING, SHARD_RUNNING, SHARD_DONE, SHARD_FAILED = "pending", "running", "done", "failed"
+#: Who runs a run's shards: this process (CLI, library), the daemon in-process, or the queue.
+DISPATCH_INLINE, DISPATCH_DAEMON, DISPATCH_QUEUE = "inline", "daemon", "queue"
+#: Summary fields that are summed over batches and shards.
+_SUMMED = (
+    "memories_scanned",
+    "subjects_scanned",
+    "findings_new",
+    "findings_seen",
+    "findings_reopened",
+    "findings_resolved",
+    "findings_allowed_by_consent",
+    "action_errors",
+    "error_count",
+)
+
+
+def shard_of(subject: str, shards: int) -> int:
+    """The shard a subject belongs to: a stable hash of the subject, modulo ``shards``."""
+    digest = hashlib.blake2b(subject.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % shards
+
+
+class ShardLost(MemauditError):
+    """Another attempt took the shard over (this one was presumed dead): stop, write nothing."""
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    """How one attempt at a shard ended: ``done``, ``released`` (asked to stop; the next
+    attempt resumes after the cursor), ``lost`` (taken over) or ``gone`` (the run is over).
+    """
+
+    run_id: int
+    shard: int
+    status: str
+    memories_scanned: int = 0
+
+
+def _merge_counts(into: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """Add ``more`` to ``into``: numbers summed, dicts merged the same way, lists joined."""
+    out = dict(into)
+    for key, value in more.items():
+        have = out.get(key)
+        if isinstance(value, bool) or value is None:
+            out[key] = value
+        elif isinstance(value, int | float):
+            out[key] = (have if isinstance(have, int | float) else 0) + value
+        elif isinstance(value, dict):
+            out[key] = _merge_counts(have if isinstance(have, dict) else {}, value)
+        elif isinstance(value, list):
+            out[key] = ((have if isinstance(have, list) else []) + value)[:MAX_ERRORS_KEPT]
+        else:
+            out[key] = value
+    return out
 
 
 @dataclass
 class ScanSummary:
-    """What one scan did."""
+    """What one scan did (for a sharded run: the totals over its shards)."""
 
     run_id: int
     mode: str
@@ -106,18 +173,33 @@ class ScanSummary:
     open_by_severity: dict[str, int] = field(default_factory=dict)
     duration_s: float = 0.0
     complete: bool = False
+    status: str = "running"
+    shards_total: int = 1
+    shards_done: int = 0
+    shards_failed: list[int] = field(default_factory=list)
 
     def count(self, rule_id: str, what: str) -> None:
         """Count one event of ``what`` (new, seen, resolved) for a rule."""
         per = self.by_rule.setdefault(rule_id, {})
         per[what] = per.get(what, 0) + 1
 
+    def counts(self) -> dict[str, Any]:
+        """The additive part of the summary (what a batch adds to its shard's counts)."""
+        data = self.as_dict()
+        return {k: data[k] for k in (*_SUMMED, "actions", "by_rule", "errors")}
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready summary."""
         return {
             "run_id": self.run_id,
             "mode": self.mode,
+            "status": self.status,
             "complete": self.complete,
+            "shards": {
+                "total": self.shards_total,
+                "done": self.shards_done,
+                "failed": list(self.shards_failed),
+            },
             "rule_pack_hash": self.rule_pack_hash,
             "memories_scanned": self.memories_scanned,
             "subjects_scanned": self.subjects_scanned,
@@ -135,12 +217,38 @@ class ScanSummary:
             "duration_s": round(self.duration_s, 3),
         }
 
+    @classmethod
+    def from_run(cls, run: ScanRun) -> ScanSummary:
+        """The summary recorded for a run (its totals over the shards committed so far)."""
+        counts = run.counts or {}
+        shards = counts.get("shards") or {}
+        summary = cls(run.id, run.mode, run.rule_pack_hash or "")
+        for name in _SUMMED:
+            attr = "findings_allowed" if name == "findings_allowed_by_consent" else name
+            setattr(summary, attr, int(counts.get(name) or 0))
+        summary.actions = dict(counts.get("actions") or {})
+        summary.by_rule = dict(counts.get("by_rule") or {})
+        summary.open_by_severity = dict(counts.get("open_by_severity") or {})
+        summary.errors = list((run.errors or {}).get("first") or [])
+        summary.duration_s = float(run.duration_s or 0.0)
+        summary.status = run.status
+        summary.complete = run.status == "completed"
+        summary.shards_total = int(shards.get("total") or run.shard_count or 1)
+        summary.shards_done = int(shards.get("done") or 0)
+        summary.shards_failed = list(shards.get("failed") or [])
+        return summary
+
 
 @dataclass
 class _Selection:
     full: bool
     since: datetime | None
     now: datetime
+
+
+def worker_name() -> str:
+    """This process, as named in shard rows: host and pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:200]
 
 
 class Scanner:
@@ -165,7 +273,7 @@ class Scanner:
         self.subject_rule_ids = frozenset(r.id for g in self.engine.subject_groups for r in g.rules)
         self.judge = judge
         self.now = now
-        self._should_stop: Callable[[], bool] | None = None
+        self._judge_run: int | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -176,77 +284,368 @@ class Scanner:
         progress: Progress | None = None,
         total: Callable[[int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        shards: int | None = None,
     ) -> ScanSummary:
-        """Run one scan.
+        """Run one scan here, shard after shard.
 
         Args:
             full: scan every memory, not only what changed.
             progress: called with the number of memories done after each batch.
             total: called once with the number of memories to scan (for a progress bar).
-            should_stop: asked between batches (a daemon shutting down): when it says yes,
-                the scan stops as ``interrupted``; what it wrote is kept (batches commit
-                whole) and the watermark does not move, so the next scan redoes the rest.
+            should_stop: asked between batches: when it says yes, the scan stops as
+                ``interrupted``; what it wrote is kept (batches commit whole) and the
+                watermark does not move, so the next scan redoes the rest.
+            shards: how many shards (default: the ``scan_shards`` setting).
         """
-        self._should_stop = should_stop
-        started = time.perf_counter()
-        # Detectors keep large, long-lived state (compiled patterns, Presidio, caches keyed by
-        # content hash). Frozen, the cyclic garbage collector stops re-walking it on every
-        # collection during the scan: this halved the cost of an incremental scan.
-        gc.freeze()
+        run_id = self.start(full=full, shards=shards, dispatch=DISPATCH_INLINE)
         try:
-            return self._run(full, progress, total, started)
-        finally:
-            gc.unfreeze()
+            if total is not None:
+                total(self.planned(run_id))
+            finished = self.execute(run_id, should_stop=should_stop, progress=progress)
+            if not finished:
+                self._end_run(run_id, "interrupted")
+        except BaseException:
+            self._end_run(run_id, "failed")
+            raise
+        return self.summary(run_id)
 
-    def _run(
-        self,
-        full: bool,
-        progress: Progress | None,
-        total: Callable[[int], None] | None,
-        started: float,
-    ) -> ScanSummary:
+    def start(
+        self, *, full: bool = False, shards: int | None = None, dispatch: str = DISPATCH_INLINE
+    ) -> int:
+        """Record a new run and its shards (all pending); returns the run id.
+
+        Incremental runs with few changed subjects get fewer shards: a shard is worth at
+        least one batch of subjects.
+        """
         now = self.now or utcnow()
         selection = self._selection(full, now)
         mode = "full" if selection.full else "incremental"
+        wanted = shards or self.settings.scan_shards
+        with self.db.session() as session:
+            q = select(func.count(func.distinct(Memory.subject)))
+            if not selection.full:
+                q = q.where(self._changed_filter(selection))
+            subjects = int(session.scalar(q) or 0)
+        count = max(1, min(wanted, -(-subjects // SUBJECT_BATCH)))
         with self.db.write() as session:
-            run = ScanRun(mode=mode, rule_pack_hash=self.pack.sha256, started_at=now)
+            run = ScanRun(
+                mode=mode,
+                rule_pack_hash=self.pack.sha256,
+                started_at=now,
+                since=selection.since,
+                shard_count=count,
+                dispatch=dispatch,
+                counts={"shards": {"total": count, "done": 0, "failed": []}},
+            )
             session.add(run)
             session.flush()
             run_id = run.id
-        summary = ScanSummary(run_id, mode, self.pack.sha256)
-        if self.judge is not None and hasattr(self.judge, "start_scan"):
-            self.judge.start_scan()  # a fresh per-scan call and token budget
-        log.info("scan_started", run_id=run_id, mode=mode, rules=len(self.rules))
-        status = "failed"
-        try:
-            subjects = self._subjects(selection)
-            if total is not None:
-                total(self._count(selection))
-            status = "completed"
-            for start in range(0, len(subjects), SUBJECT_BATCH):
-                if self._should_stop is not None and self._should_stop():
-                    status = "interrupted"
-                    break
-                batch = subjects[start : start + SUBJECT_BATCH]
-                done = self._scan_subjects(run_id, batch, selection, summary)
-                if progress is not None:
-                    progress(done)
-            summary.complete = status == "completed"
-        finally:
-            summary.duration_s = time.perf_counter() - started
-            self._finish(run_id, status, summary, now)
-            log.info(
-                "scan_finished",
-                run_id=run_id,
-                mode=mode,
-                status=status,
-                memories=summary.memories_scanned,
-                new=summary.findings_new,
-                resolved=summary.findings_resolved,
-                errors=summary.error_count,
-                duration_s=round(summary.duration_s, 3),
+            session.add_all(
+                ScanShard(run_id=run_id, shard=i, status=SHARD_PENDING, counts={})
+                for i in range(count)
             )
-        return summary
+        self._start_judge(run_id)
+        log.info(
+            "scan_started",
+            run_id=run_id,
+            mode=mode,
+            rules=len(self.rules),
+            shards=count,
+            dispatch=dispatch,
+        )
+        return run_id
+
+    def planned(self, run_id: int) -> int:
+        """How many memories a run will scan (for a progress bar)."""
+        with self.db.session() as session:
+            run = session.get(ScanRun, run_id)
+            if run is None:
+                return 0
+            sel = _Selection(run.mode == "full", run.since, run.started_at)
+            q = select(func.count()).select_from(Memory)
+            if not sel.full:
+                q = q.where(self._changed_filter(sel))
+            return int(session.scalar(q) or 0)
+
+    def execute(
+        self,
+        run_id: int,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
+    ) -> bool:
+        """Scan every shard of a run that is not done, here; True when the run is over."""
+        with self.db.session() as session:
+            pending = list(
+                session.scalars(
+                    select(ScanShard.shard)
+                    .where(ScanShard.run_id == run_id, ScanShard.status != SHARD_DONE)
+                    .order_by(ScanShard.shard)
+                )
+            )
+        for shard in pending:
+            outcome = self.scan_shard(run_id, shard, should_stop=should_stop, progress=progress)
+            if outcome.status == "released":
+                return False
+        return True
+
+    def summary(self, run_id: int) -> ScanSummary:
+        """The run's summary as recorded in the store."""
+        with self.db.session() as session:
+            run = session.get(ScanRun, run_id)
+            if run is None:
+                raise MemauditError(f"no scan run {run_id}")
+            return ScanSummary.from_run(run)
+
+    # -- one shard ------------------------------------------------------------------------
+
+    def scan_shard(
+        self,
+        run_id: int,
+        shard: int,
+        *,
+        owner: str | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
+    ) -> ShardOutcome:
+        """Take a shard of a run (from whoever held it) and scan it from its cursor on.
+
+        Args:
+            run_id: the run.
+            shard: the shard number.
+            owner: this attempt's token (default: a fresh one).
+            should_stop: asked between batches; yes releases the shard (pending again).
+            progress: called with the number of memories done after each batch.
+
+        Returns:
+            How the attempt ended (see :class:`ShardOutcome`).
+        """
+        owner = owner or f"{worker_name()}:{ULID()}"
+        claimed = self._claim(run_id, shard, owner)
+        if claimed is None:
+            return ShardOutcome(run_id, shard, "gone")
+        sel, count, cursor = claimed
+        gc.freeze()  # see run(): detectors' long-lived state is not re-walked by the GC
+        done = 0
+        try:
+            subjects = sorted(
+                s
+                for s in self._subjects(sel)
+                if shard_of(s, count) == shard and (cursor is None or s > cursor)
+            )
+            for start in range(0, len(subjects), SUBJECT_BATCH):
+                if should_stop is not None and should_stop():
+                    self._release(run_id, shard, owner)
+                    return ShardOutcome(run_id, shard, "released", done)
+                batch = subjects[start : start + SUBJECT_BATCH]
+                batch_summary = ScanSummary(
+                    run_id, "full" if sel.full else "incremental", self.pack.sha256
+                )
+                n = self._scan_subjects(
+                    run_id,
+                    batch,
+                    sel,
+                    batch_summary,
+                    commit=functools.partial(
+                        self._advance,
+                        run_id=run_id,
+                        shard=shard,
+                        owner=owner,
+                        last_subject=batch[-1],
+                        batch=batch_summary,
+                    ),
+                )
+                done += n
+                if progress is not None:
+                    progress(n)
+        except ShardLost:
+            log.warning("shard_lost", run_id=run_id, shard=shard)
+            return ShardOutcome(run_id, shard, "lost", done)
+        finally:
+            gc.unfreeze()
+        self._complete(run_id, shard, owner)
+        return ShardOutcome(run_id, shard, "done", done)
+
+    def fail_shard(self, run_id: int, shard: int, error: str) -> None:
+        """Give a shard up for this run (its retries are spent); the run ends as failed."""
+        with self.db.write() as session:
+            row = session.get(ScanShard, (run_id, shard), with_for_update=True)
+            if row is None or row.status == SHARD_DONE:
+                return
+            row.status = SHARD_FAILED
+            row.owner = None
+            row.finished_at = utcnow()
+            row.counts = {**(row.counts or {}), "failure": error[:300]}
+            self._maybe_finish(session, run_id)
+
+    def _start_judge(self, run_id: int) -> None:
+        if self.judge is not None and hasattr(self.judge, "start_scan"):
+            if self._judge_run != run_id:
+                self.judge.start_scan()  # a fresh per-scan call and token budget
+                self._judge_run = run_id
+
+    def _claim(
+        self, run_id: int, shard: int, owner: str
+    ) -> tuple[_Selection, int, str | None] | None:
+        with self.db.write() as session:
+            run = session.get(ScanRun, run_id)
+            row = session.get(ScanShard, (run_id, shard), with_for_update=True)
+            if run is None or row is None or run.status != "running" or row.status == SHARD_DONE:
+                return None
+            now = utcnow()
+            row.owner = owner
+            row.status = SHARD_RUNNING
+            row.worker = worker_name()
+            row.attempts += 1
+            row.started_at = row.started_at or now
+            row.heartbeat_at = now
+            sel = _Selection(run.mode == "full", run.since, run.started_at)
+            if run.rule_pack_hash != self.pack.sha256:
+                # an operator changed the rules while the run was going: this shard uses the
+                # pack this process has; the run is marked so the next scan is a full one
+                row.counts = {**(row.counts or {}), "rule_pack_hash": self.pack.sha256}
+            claimed = (sel, run.shard_count, row.cursor)
+        self._start_judge(run_id)
+        return claimed
+
+    def _owned(self, session: Session, run_id: int, shard: int, owner: str) -> ScanShard:
+        row = session.get(ScanShard, (run_id, shard), with_for_update=True, populate_existing=True)
+        if row is None or row.owner != owner:
+            raise ShardLost(f"shard {shard} of scan run {run_id} was taken over")
+        return row
+
+    def _advance(
+        self,
+        session: Session,
+        run_id: int,
+        shard: int,
+        owner: str,
+        last_subject: str,
+        batch: ScanSummary,
+    ) -> None:
+        """In the batch's own transaction: move the shard's cursor and add its counts."""
+        row = self._owned(session, run_id, shard, owner)
+        row.cursor = last_subject
+        row.memories_scanned += batch.memories_scanned
+        row.counts = _merge_counts(row.counts or {}, batch.counts())
+        row.heartbeat_at = utcnow()
+
+    def _release(self, run_id: int, shard: int, owner: str) -> None:
+        with self.db.write() as session:
+            try:
+                row = self._owned(session, run_id, shard, owner)
+            except ShardLost:
+                return
+            row.status = SHARD_PENDING
+            row.owner = None
+        log.info("shard_released", run_id=run_id, shard=shard)
+
+    def _complete(self, run_id: int, shard: int, owner: str) -> None:
+        with self.db.write() as session:
+            try:
+                row = self._owned(session, run_id, shard, owner)
+            except ShardLost:
+                return
+            row.status = SHARD_DONE
+            row.owner = None
+            row.finished_at = utcnow()
+            self._maybe_finish(session, run_id)
+        log.info("shard_finished", run_id=run_id, shard=shard)
+
+    # -- end of a run ---------------------------------------------------------------------
+
+    def _end_run(self, run_id: int, status: str) -> None:
+        """End a run that will not complete (interrupted, failed, abandoned)."""
+        with self.db.write() as session:
+            run = session.get(ScanRun, run_id, with_for_update=True)
+            if run is None or run.status != "running":
+                return
+            self._close(session, run, status)
+
+    def _maybe_finish(self, session: Session, run_id: int) -> None:
+        """When every shard of the run is done (or given up), close the run."""
+        run = session.get(ScanRun, run_id, with_for_update=True, populate_existing=True)
+        if run is None or run.status != "running":
+            return
+        states = list(session.scalars(select(ScanShard.status).where(ScanShard.run_id == run_id)))
+        if any(s in (SHARD_PENDING, SHARD_RUNNING) for s in states):
+            return
+        self._close(session, run, "completed" if SHARD_FAILED not in states else "failed")
+
+    def _close(self, session: Session, run: ScanRun, status: str) -> None:
+        """Write a run's totals (summed over its shards), its end, and the watermark."""
+        shards = list(session.scalars(select(ScanShard).where(ScanShard.run_id == run.id)))
+        totals: dict[str, Any] = {}
+        packs: set[str] = set()
+        for row in shards:
+            counts = dict(row.counts or {})
+            packs.add(str(counts.pop("rule_pack_hash", run.rule_pack_hash)))
+            counts.pop("failure", None)
+            totals = _merge_counts(totals, counts)
+        rows = session.execute(
+            select(Finding.severity, func.count())
+            .where(Finding.status.in_(_OPEN))
+            .group_by(Finding.severity)
+        ).all()
+        errors = list(totals.pop("errors", []))
+        finished = utcnow()
+        run.status = status
+        run.finished_at = finished
+        run.duration_s = max(0.0, (finished - run.started_at).total_seconds())
+        run.counts = {
+            **{k: totals.get(k, 0) for k in _SUMMED},
+            "actions": totals.get("actions", {}),
+            "by_rule": totals.get("by_rule", {}),
+            "open_by_severity": {
+                s: int(n) for s, n in sorted(rows, key=lambda r: -SEVERITY_RANK.get(r[0], 0))
+            },
+            "shards": {
+                "total": len(shards),
+                "done": sum(1 for r in shards if r.status == SHARD_DONE),
+                "failed": sorted(r.shard for r in shards if r.status == SHARD_FAILED),
+            },
+        }
+        run.errors = {"first": errors[:50], "total": int(totals.get("error_count", 0))}
+        if status == "completed":
+            mark = session.get(SourceWatermark, WATERMARK)
+            if mark is None:
+                mark = SourceWatermark(name=WATERMARK)
+                session.add(mark)
+            mark.position = run.started_at.isoformat()
+            mark.updated_at = finished
+            # a run that saw two rule packs (rules changed mid-run) forces a full scan next
+            mark.details = {
+                "rule_pack_hash": run.rule_pack_hash if packs <= {run.rule_pack_hash} else "mixed",
+                "scan_run": run.id,
+            }
+        audit_log.append(
+            session,
+            actor=ACTOR,
+            action="scan.finished",
+            target_type="scan",
+            target_ids=[str(run.id)],
+            details={
+                "mode": run.mode,
+                "status": status,
+                "new": int(totals.get("findings_new", 0)),
+                "resolved": int(totals.get("findings_resolved", 0)),
+                "rule_pack_hash": run.rule_pack_hash,
+                "shards": len(shards),
+            },
+            key=lifecycle.audit_key(self.settings),
+        )
+        log.info(  # the one canonical line per scan
+            "scan_finished",
+            run_id=run.id,
+            mode=run.mode,
+            status=status,
+            shards=len(shards),
+            memories=int(totals.get("memories_scanned", 0)),
+            new=int(totals.get("findings_new", 0)),
+            resolved=int(totals.get("findings_resolved", 0)),
+            errors=int(totals.get("error_count", 0)),
+            duration_s=round(run.duration_s, 3),
+        )
 
     # -- selection ------------------------------------------------------------------------
 
@@ -272,18 +671,17 @@ class Scanner:
                 q = q.where(self._changed_filter(sel))
             return list(session.scalars(q))
 
-    def _count(self, sel: _Selection) -> int:
-        with self.db.session() as session:
-            q = select(func.count()).select_from(Memory)
-            if not sel.full:
-                q = q.where(self._changed_filter(sel))
-            return int(session.scalar(q) or 0)
-
     # -- one batch of subjects -------------------------------------------------------------
 
     def _scan_subjects(
-        self, run_id: int, subjects: Sequence[str], sel: _Selection, summary: ScanSummary
+        self,
+        run_id: int,
+        subjects: Sequence[str],
+        sel: _Selection,
+        summary: ScanSummary,
+        commit: Callable[[Session], None] | None = None,
     ) -> int:
+        """Scan a batch of subjects; ``commit`` runs inside the batch's write transaction."""
         with self.db.session() as session:
             # plain rows, not ORM objects: the scan only reads, and this is its hottest query
             rows = session.execute(
@@ -338,7 +736,7 @@ class Scanner:
                         "error": err.error,
                     }
                 )
-        self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary)
+        self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
         return len(evaluated)
 
     def _lookup(self, memory_id: str) -> MemoryView | None:
@@ -357,6 +755,7 @@ class Scanner:
         focus: frozenset[str] | None,
         now: datetime,
         summary: ScanSummary,
+        commit: Callable[[Session], None] | None = None,
     ) -> None:
         merged: dict[str, tuple[Rule, list[Detection]]] = {}
         for h in hits:
@@ -423,6 +822,8 @@ class Scanner:
                 now,
                 summary,
             )
+            if commit is not None:
+                commit(session)  # e.g. the shard's cursor: all of it commits, or none
 
     def _new_finding(
         self,
@@ -597,66 +998,6 @@ class Scanner:
             details={"scan_run": run_id},
             key=key,
         )
-
-    # -- end of scan ----------------------------------------------------------------------
-
-    def _finish(self, run_id: int, status: str, summary: ScanSummary, now: datetime) -> None:
-        with self.db.write() as session:
-            rows = session.execute(
-                select(Finding.severity, func.count())
-                .where(Finding.status.in_(_OPEN))
-                .group_by(Finding.severity)
-            ).all()
-            summary.open_by_severity = {
-                s: int(n) for s, n in sorted(rows, key=lambda r: -SEVERITY_RANK.get(r[0], 0))
-            }
-            run = session.get(ScanRun, run_id)
-            if run is not None:
-                data = summary.as_dict()
-                run.status = status
-                run.finished_at = utcnow()
-                run.duration_s = summary.duration_s
-                run.counts = {
-                    k: data[k]
-                    for k in (
-                        "memories_scanned",
-                        "subjects_scanned",
-                        "findings_new",
-                        "findings_seen",
-                        "findings_reopened",
-                        "findings_resolved",
-                        "findings_allowed_by_consent",
-                        "actions",
-                        "action_errors",
-                        "by_rule",
-                        "open_by_severity",
-                        "error_count",
-                    )
-                }
-                run.errors = {"first": summary.errors[:50], "total": summary.error_count}
-            if status == "completed":
-                mark = session.get(SourceWatermark, WATERMARK)
-                if mark is None:
-                    mark = SourceWatermark(name=WATERMARK)
-                    session.add(mark)
-                mark.position = now.isoformat()
-                mark.updated_at = utcnow()
-                mark.details = {"rule_pack_hash": self.pack.sha256, "scan_run": run_id}
-            audit_log.append(
-                session,
-                actor=ACTOR,
-                action="scan.finished",
-                target_type="scan",
-                target_ids=[str(run_id)],
-                details={
-                    "mode": summary.mode,
-                    "status": status,
-                    "new": summary.findings_new,
-                    "resolved": summary.findings_resolved,
-                    "rule_pack_hash": self.pack.sha256,
-                },
-                key=lifecycle.audit_key(self.settings),
-            )
 
 
 def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
