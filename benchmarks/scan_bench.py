@@ -1,81 +1,188 @@
-"""Full-scan time of a large synthetic store on PostgreSQL (or SQLite), one process.
+"""Full-scan time of a large synthetic store, with 1 and with N daemon replicas side by side.
 
 Usage::
 
-    .venv/bin/python benchmarks/scan_bench.py --memories 1000000
+    .venv/bin/python benchmarks/scan_bench.py --memories 1000000 --replicas 1,2
     .venv/bin/python benchmarks/scan_bench.py --memories 100000 --database sqlite
 
-Imports ``auditor.synthetic`` records into a scratch schema (PostgreSQL from
-``MEMAUDIT_BENCH_PG_URL``, default the local test server) and times one full scan with the
-shipped rule pack, as the daemon's leader runs it today (one replica; shards across
-replicas come with the task queue). Peak RSS is the whole process.
+PostgreSQL (``MEMAUDIT_BENCH_PG_URL``, default the local test server): for each replica
+count the same synthetic store is imported into a scratch schema of its own, N real
+``memaudit daemon`` processes are started (schedules off, so they only work shards), and
+this process queues one full scan's shards (``--shards``) and waits for the run, exactly
+as the leader's scan job does. The time is from queuing to the run's completion; peak RSS
+is each replica's high-water mark.
+
+SQLite: one in-process full scan (the daemon scans shards itself there).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
 from sqlalchemy import create_engine, make_url, text
 
-from auditor.config import load_settings
+from auditor.config import DEFAULT_SCHEDULE, load_settings
 from auditor.importer import Importer
 from auditor.logging import configure_logging
 from auditor.rules import load_pack
-from auditor.scan import Scanner
+from auditor.scan import DISPATCH_QUEUE, Scanner
+from auditor.shards import ShardQueue
 from auditor.sources import open_source
 from auditor.store.db import Database
+from auditor.store.models import ScanRun
 from auditor.synthetic import write_synthetic
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ready(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
+            return bool(json.loads(resp.read()).get("shard_worker") == "ready")
+    except OSError:
+        return False
+
+
+def _peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _import(url: str, corpus: Path) -> tuple[Database, float]:
+    db = Database(load_settings(database_url=url))
+    db.upgrade()
+    t0 = time.perf_counter()
+    Importer(db, actor="bench").run(open_source("jsonl", corpus, db.settings))
+    took = time.perf_counter() - t0
+    with db.write() as session:  # "scanned before": replicas start no scan of their own
+        session.add(ScanRun(mode="full", status="completed"))
+    return db, took
+
+
+def _replicated_scan(url: str, db: Database, replicas: int, shards: int) -> dict[str, float]:
+    env = {
+        **os.environ,
+        "MEMAUDIT_DATABASE_URL": url,
+        "MEMAUDIT_LOG_LEVEL": "warning",
+        **{f"MEMAUDIT_SCHEDULE__{job.upper()}": "off" for job in DEFAULT_SCHEDULE},
+    }
+    ports = [_port() for _ in range(replicas)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "auditor", "daemon", "--health-port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for port in ports
+    ]
+    try:
+        deadline = time.monotonic() + 180
+        while not all(_ready(p) for p in ports):
+            if time.monotonic() > deadline:
+                raise SystemExit("replicas did not start")
+            time.sleep(0.5)
+        scanner = Scanner(db, load_pack())
+        queue = ShardQueue(db)
+        t0 = time.perf_counter()
+        run_id = scanner.start(full=True, shards=shards, dispatch=DISPATCH_QUEUE)
+        queue.defer(run_id, range(shards))
+        status = queue.wait(run_id, lambda: False, poll=0.5)
+        took = time.perf_counter() - t0
+        queue.close()
+        summary = scanner.summary(run_id)
+        peaks = [_peak_rss_mib(p.pid) for p in procs]
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            proc.wait(timeout=300)
+    return {
+        "seconds": took,
+        "memories": summary.memories_scanned,
+        "findings": summary.findings_new,
+        "peak_rss_mib": max(peaks),
+        "ok": float(status == "completed"),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
+    parser.add_argument("--replicas", default="1,2", help="replica counts to compare")
+    parser.add_argument("--shards", type=int, default=8)
     args = parser.parse_args()
     configure_logging("warning", "console")
     with tempfile.TemporaryDirectory(prefix="memaudit-scanbench-") as tmp:
         corpus = write_synthetic(Path(tmp) / "store.jsonl", args.memories)
-        schema = f"scanbench_{uuid.uuid4().hex[:8]}"
-        admin = None
-        if args.database == "postgresql":
-            base = make_url(os.environ.get("MEMAUDIT_BENCH_PG_URL", DEFAULT_PG))
-            admin = create_engine(base)
-            with admin.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-            url = base.update_query_dict({"options": f"-csearch_path={schema}"})
-            url_text = url.render_as_string(hide_password=False)
-        else:
-            url_text = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        try:
-            db = Database(load_settings(database_url=url_text))
-            db.upgrade()
+        if args.database == "sqlite":
+            db, imported = _import(f"sqlite:///{Path(tmp) / 'bench.db'}", corpus)
             t0 = time.perf_counter()
-            Importer(db, actor="bench").run(open_source("jsonl", corpus, db.settings))
-            imported = time.perf_counter() - t0
-            scanner = Scanner(db, load_pack())
-            t0 = time.perf_counter()
-            summary = scanner.run(full=True)
+            summary = Scanner(db, load_pack()).run(full=True)
             took = time.perf_counter() - t0
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(
-                f"{args.database}: {args.memories:,} memories imported in {imported:.0f}s; "
-                f"full scan {took:.0f}s = {args.memories / took:,.0f} memories/s, "
-                f"{summary.findings_new:,} findings, peak RSS {peak:.0f} MiB, one replica"
+                f"sqlite: {args.memories:,} memories imported in {imported:.0f}s; full scan "
+                f"{took:.0f}s = {args.memories / took:,.0f} memories/s, "
+                f"{summary.findings_new:,} findings, peak RSS {peak:.0f} MiB"
             )
             db.dispose()
-        finally:
-            if admin is not None:
+            return
+        base = make_url(os.environ.get("MEMAUDIT_BENCH_PG_URL", DEFAULT_PG))
+        admin = create_engine(base)
+        results: list[tuple[int, float, dict[str, float]]] = []
+        try:
+            for replicas in (int(x) for x in args.replicas.split(",")):
+                schema = f"scanbench_{uuid.uuid4().hex[:8]}"
                 with admin.begin() as conn:
-                    conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-                admin.dispose()
+                    conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+                url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+                url_text = url.render_as_string(hide_password=False)
+                try:
+                    db, imported = _import(url_text, corpus)
+                    r = _replicated_scan(url_text, db, replicas, args.shards)
+                    db.dispose()
+                finally:
+                    with admin.begin() as conn:
+                        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+                results.append((replicas, imported, r))
+                print(
+                    f"postgresql, {replicas} replica(s), {args.shards} shards: "
+                    f"{args.memories:,} memories imported in {imported:.0f}s; full scan "
+                    f"{r['seconds']:.0f}s = {r['memories'] / r['seconds']:,.0f} memories/s, "
+                    f"{r['findings']:,.0f} findings, peak RSS per replica "
+                    f"{r['peak_rss_mib']:.0f} MiB, completed={bool(r['ok'])}",
+                    flush=True,
+                )
+        finally:
+            admin.dispose()
+        if len(results) > 1:
+            first = results[0][2]["seconds"]
+            for replicas, _imported, r in results[1:]:
+                print(f"speed-up {replicas} vs {results[0][0]}: {first / r['seconds']:.2f}x")
 
 
 if __name__ == "__main__":
