@@ -30,6 +30,7 @@ from rich.progress import (
 from rich.table import Table
 
 from auditor import __version__, audit_log
+from auditor.cli_users import users as users_group
 from auditor.config import Settings, load_settings
 from auditor.errors import DanglingLinkError, InputError, MemauditError, NotFoundError
 from auditor.exitcodes import ExitCode, exit_code_for
@@ -659,6 +660,11 @@ _transition_command("expire", "expired", "Expire a memory.")
 _transition_command("restore", "restored", "Undo a soft delete, quarantine or expiry.")
 
 
+# -- accounts (auditor/cli_users.py) ---------------------------------------------------
+
+cli.add_command(users_group)
+
+
 # -- export / audit log ----------------------------------------------------------------
 
 
@@ -867,7 +873,9 @@ def scan(
         opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
         acts = ", ".join(f"{n} {a}" for a, n in summary.actions.items()) or "none"
         click.echo(
-            f"scan {summary.run_id} ({summary.mode}): {summary.memories_scanned} memories of "
+            f"scan {summary.run_id} ({summary.mode}, {summary.status}, "
+            f"{summary.shards_done}/{summary.shards_total} shards): "
+            f"{summary.memories_scanned} memories of "
             f"{summary.subjects_scanned} subjects, {summary.findings_new} new findings, "
             f"{summary.findings_seen} still present, {summary.findings_resolved} resolved, "
             f"{summary.findings_allowed} allowed by consent; actions: {acts}; "

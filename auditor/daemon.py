@@ -37,7 +37,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,6 +56,7 @@ from auditor.config import Settings
 from auditor.errors import InputError, MemauditError, StoreError
 from auditor.exitcodes import ExitCode
 from auditor.hashing import subject_digest
+from auditor.judge_batches import submit_deferred
 from auditor.rules import load_pack
 from auditor.schedules import parse_schedule
 from auditor.shards import ShardQueue, ShardWorker, queue_depth, uses_queue
@@ -186,6 +187,7 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
     else:
         # interrupted by a stop, the run stays "running": the next leader resumes it
         scanner.execute(run_id, should_stop=ctx.stop.is_set)
+    submit_deferred(ctx.db, judge)  # batch mode: what the scan deferred goes out now
     summary = scanner.summary(run_id)
     mode = summary.mode
     if summary.status != "running":
@@ -329,12 +331,28 @@ def job_audit_verify(ctx: JobContext) -> dict[str, Any]:
     return {"ok": result.ok, "checked": result.checked, "first_bad_seq": result.first_bad_seq}
 
 
+def job_judge_batches(ctx: JobContext) -> dict[str, Any]:
+    """Collect the LLM judge's ended Message Batches and rescan the subjects they judged."""
+    from auditor.judge_batches import collect
+    from auditor.scan import Scanner
+
+    judge = _judge(ctx)
+    if judge is None or not getattr(judge, "deferring", False):
+        return {"enabled": False}
+
+    def rescan(subjects: Sequence[str]) -> None:
+        Scanner(ctx.db, load_pack(ctx.settings.rules_dir), judge=judge).run_subjects(subjects)
+
+    return {"enabled": True, **collect(ctx.db, judge, rescan)}
+
+
 JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
     "incremental_scan": job_incremental_scan,
     "full_scan": job_full_scan,
     "expiry_sweep": job_expiry_sweep,
     "retention_purge": job_retention_purge,
     "audit_verify": job_audit_verify,
+    "judge_batches": job_judge_batches,
 }
 _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are looked up by name
 

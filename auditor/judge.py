@@ -20,6 +20,12 @@ configured. Environment variables (read here, not by :mod:`auditor.config`):
                                with exponential back-off (default 2)
 ``MEMAUDIT_JUDGE_TIMEOUT``     seconds per request (default 30)
 ``MEMAUDIT_JUDGE_BASE_URL``    API base URL (default: the SDK's)
+``MEMAUDIT_JUDGE_BATCH``       ``1``: batch mode. Scans do not wait for the model: an
+                               uncached pair is deferred (verdict ``unsure``, status
+                               ``deferred``), the daemon submits the deferred pairs as one
+                               Message Batch after each scan or shard, and its
+                               ``judge_batches`` job collects ended batches and rescans the
+                               subjects concerned with the verdicts (about half the price)
 =============================  ===========================================================
 
 Never crashes a scan: an over-budget call is skipped, a malformed answer, a refused or failed
@@ -42,6 +48,7 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import structlog
@@ -93,9 +100,10 @@ ENV_MAX_TOKENS = "MEMAUDIT_JUDGE_MAX_TOKENS"
 ENV_MAX_RETRIES = "MEMAUDIT_JUDGE_MAX_RETRIES"
 ENV_TIMEOUT = "MEMAUDIT_JUDGE_TIMEOUT"
 ENV_BASE_URL = "MEMAUDIT_JUDGE_BASE_URL"
+ENV_BATCH = "MEMAUDIT_JUDGE_BATCH"
 
 Verdict = Literal["contradiction", "compatible", "unsure"]
-Status = Literal["ok", "cached", "over_budget", "malformed", "failed"]
+Status = Literal["ok", "cached", "over_budget", "malformed", "failed", "deferred"]
 
 PAIR_TOOL = "record_verdict"
 INJECTION_TOOL = "record_injection_opinion"
@@ -352,6 +360,11 @@ class Judge(abc.ABC):
         self._cache: OrderedDict[str, JudgeResult] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        #: Batch mode: uncached pairs are deferred to :attr:`deferred` instead of called.
+        self.deferring = False
+        self.deferred: dict[str, tuple[MemoryView, MemoryView, str | None]] = {}
+        #: When the verdict cache was last emptied (an empty cache at creation counts).
+        self.cache_cleared_at: datetime = datetime.now(UTC)
 
     # -- requests ----------------------------------------------------------------------
 
@@ -444,9 +457,24 @@ class Judge(abc.ABC):
             hint: the offline checks' entity, if any.
 
         Returns:
-            The verdict (``unsure`` with a status when there is no usable answer).
+            The verdict (``unsure`` with a status when there is no usable answer; in batch
+            mode ``deferred`` for a pair that waits for the next batch).
         """
-        return self._run(self.pair_request(a, b, hint))
+        request = self.pair_request(a, b, hint)
+        if self.deferring:
+            with self._lock:
+                cached = self._cache.get(request.cache_key)
+                if cached is None:
+                    self.deferred.setdefault(request.cache_key, (a, b, hint))
+                    return self._unsure(request, "deferred")
+        return self._run(request)
+
+    def take_deferred(self) -> list[tuple[MemoryView, MemoryView, str | None]]:
+        """The pairs deferred since the last call (batch mode), emptied."""
+        with self._lock:
+            pairs = list(self.deferred.values())
+            self.deferred.clear()
+        return pairs
 
     def second_opinion(self, m: MemoryView, *, hint: str | None = None) -> JudgeResult:
         """A second opinion on an injection finding; never raises for model trouble.
@@ -560,6 +588,18 @@ class Judge(abc.ABC):
     def cached(self, cache_key: str) -> JudgeResult | None:
         """A cached verdict, if any (no statistics counted)."""
         return self._cache.get(cache_key)
+
+    def clear_cache(self) -> int:
+        """Forget every cached verdict (an erasure: rationales may echo erased content).
+
+        Returns:
+            How many verdicts were dropped.
+        """
+        with self._lock:
+            dropped = len(self._cache)
+            self._cache.clear()
+            self.cache_cleared_at = datetime.now(UTC)
+        return dropped
 
     def _unsure(self, request: JudgeRequest, status: Status) -> JudgeResult:
         return JudgeResult("unsure", 0.0, "none", "", status, self.model, request.cache_key)
@@ -876,7 +916,7 @@ def judge_from_settings(
         raise ConfigError(f"{ENV_TIMEOUT} must be a number of seconds") from None
     if not 0 < timeout <= 600:
         raise ConfigError(f"{ENV_TIMEOUT} must be between 0 and 600 seconds")
-    return AnthropicJudge(
+    judge = AnthropicJudge(
         api_key=key,
         model=model,
         max_retries=_env_int(env, ENV_MAX_RETRIES, 2, 0, 10),
@@ -886,3 +926,5 @@ def judge_from_settings(
         max_calls=_env_int(env, ENV_MAX_CALLS, 200, 0, 1_000_000),
         max_tokens=_env_int(env, ENV_MAX_TOKENS, 200_000, 0, 1_000_000_000),
     )
+    judge.deferring = env.get(ENV_BATCH, "").strip().lower() in ("1", "true", "yes", "on")
+    return judge

@@ -310,7 +310,12 @@ class Scanner:
         return self.summary(run_id)
 
     def start(
-        self, *, full: bool = False, shards: int | None = None, dispatch: str = DISPATCH_INLINE
+        self,
+        *,
+        full: bool = False,
+        shards: int | None = None,
+        dispatch: str = DISPATCH_INLINE,
+        targeted: bool = False,
     ) -> int:
         """Record a new run and its shards (all pending); returns the run id.
 
@@ -318,9 +323,9 @@ class Scanner:
         least one batch of subjects.
         """
         now = self.now or utcnow()
-        selection = self._selection(full, now)
-        mode = "full" if selection.full else "incremental"
-        wanted = shards or self.settings.scan_shards
+        selection = self._selection(full or targeted, now)
+        mode = "targeted" if targeted else "full" if selection.full else "incremental"
+        wanted = 1 if targeted else shards or self.settings.scan_shards
         with self.db.session() as session:
             q = select(func.count(func.distinct(Memory.subject)))
             if not selection.full:
@@ -361,7 +366,7 @@ class Scanner:
             run = session.get(ScanRun, run_id)
             if run is None:
                 return 0
-            sel = _Selection(run.mode == "full", run.since, run.started_at)
+            sel = _Selection(run.mode != "incremental", run.since, run.started_at)
             q = select(func.count()).select_from(Memory)
             if not sel.full:
                 q = q.where(self._changed_filter(sel))
@@ -389,6 +394,20 @@ class Scanner:
                 return False
         return True
 
+    def run_subjects(self, subjects: Sequence[str]) -> ScanSummary:
+        """Scan every memory of these subjects now (a ``targeted`` run, here).
+
+        Used when new knowledge concerns a few subjects (judge verdicts collected from a
+        batch). The incremental watermark does not move.
+        """
+        run_id = self.start(targeted=True, dispatch=DISPATCH_INLINE)
+        try:
+            self.scan_shard(run_id, 0, only=subjects)
+        except BaseException:
+            self._end_run(run_id, "failed")
+            raise
+        return self.summary(run_id)
+
     def summary(self, run_id: int) -> ScanSummary:
         """The run's summary as recorded in the store."""
         with self.db.session() as session:
@@ -407,6 +426,7 @@ class Scanner:
         owner: str | None = None,
         should_stop: Callable[[], bool] | None = None,
         progress: Progress | None = None,
+        only: Sequence[str] | None = None,
     ) -> ShardOutcome:
         """Take a shard of a run (from whoever held it) and scan it from its cursor on.
 
@@ -416,6 +436,7 @@ class Scanner:
             owner: this attempt's token (default: a fresh one).
             should_stop: asked between batches; yes releases the shard (pending again).
             progress: called with the number of memories done after each batch.
+            only: scan these subjects instead of the shard's (a targeted run).
 
         Returns:
             How the attempt ended (see :class:`ShardOutcome`).
@@ -428,10 +449,12 @@ class Scanner:
         gc.freeze()  # see run(): detectors' long-lived state is not re-walked by the GC
         done = 0
         try:
+            candidates = set(only) if only is not None else self._subjects(sel)
             subjects = sorted(
                 s
-                for s in self._subjects(sel)
-                if shard_of(s, count) == shard and (cursor is None or s > cursor)
+                for s in candidates
+                if (only is not None or shard_of(s, count) == shard)
+                and (cursor is None or s > cursor)
             )
             for start in range(0, len(subjects), SUBJECT_BATCH):
                 if should_stop is not None and should_stop():
@@ -499,7 +522,7 @@ class Scanner:
             row.attempts += 1
             row.started_at = row.started_at or now
             row.heartbeat_at = now
-            sel = _Selection(run.mode == "full", run.since, run.started_at)
+            sel = _Selection(run.mode != "incremental", run.since, run.started_at)
             if run.rule_pack_hash != self.pack.sha256:
                 # an operator changed the rules while the run was going: this shard uses the
                 # pack this process has; the run is marked so the next scan is a full one
@@ -606,7 +629,7 @@ class Scanner:
             },
         }
         run.errors = {"first": errors[:50], "total": int(totals.get("error_count", 0))}
-        if status == "completed":
+        if status == "completed" and run.mode in ("full", "incremental"):
             mark = session.get(SourceWatermark, WATERMARK)
             if mark is None:
                 mark = SourceWatermark(name=WATERMARK)

@@ -37,6 +37,7 @@ from sqlalchemy import select, text
 
 from auditor.config import Settings
 from auditor.errors import ConfigError
+from auditor.judge_batches import submit_deferred
 from auditor.rules import load_pack
 from auditor.scan import Scanner, worker_name
 from auditor.store.db import Database
@@ -295,6 +296,7 @@ class ShardWorker:
             if job.attempts >= SHARD_RETRIES:
                 scanner.fail_shard(run_id, shard, type(exc).__name__)
             raise
+        submit_deferred(self.db, self.judge)  # batch mode: this shard's deferred pairs
         if outcome.status == "released":
             if self._requeue is None:
                 self._requeue = ShardQueue(self.db)
