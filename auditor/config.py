@@ -54,6 +54,7 @@ DEFAULT_SCHEDULE: dict[str, str] = {
     "expiry_sweep": "every 15m",
     "retention_purge": "0 3 * * *",
     "audit_verify": "every 1h",
+    "judge_batches": "every 10m",
 }
 
 
