@@ -17,7 +17,13 @@ so callers need to know only this tree::
     │   └── TrustTierError           a lower tier superseding a higher one without approval
     ├── ConcurrencyError             another writer changed the memory first (optimistic lock)
     ├── StoreError                   the database failed or is at the wrong schema version
-    └── AuditChainError              the audit log's hash chain is broken
+    ├── AuditChainError              the audit log's hash chain is broken
+    ├── AuthError                    a sign-in was refused (the message never says which part
+    │   │                            was wrong, unless the password was right)
+    │   ├── AccountDisabledError     the account is disabled
+    │   └── AccountLockedError       too many failed sign-ins: locked for a while
+    └── AccessDenied                 the actor's role may not do this, or the object belongs
+                                     to another subject (recorded as ``access.denied``)
 
 The CLI maps these to exit codes in exactly one place: :func:`auditor.exitcodes.exit_code_for`.
 """
@@ -25,7 +31,11 @@ The CLI maps these to exit codes in exactly one place: :func:`auditor.exitcodes.
 from __future__ import annotations
 
 __all__ = [
+    "AccessDenied",
+    "AccountDisabledError",
+    "AccountLockedError",
     "AuditChainError",
+    "AuthError",
     "ChainForkError",
     "ConcurrencyError",
     "ConfigError",
@@ -106,3 +116,23 @@ class StoreError(MemauditError):
 
 class AuditChainError(MemauditError):
     """The audit log's hash chain does not verify."""
+
+
+class AuthError(MemauditError):
+    """A sign-in was refused: unknown user or wrong password (deliberately not told apart)."""
+
+
+class AccountDisabledError(AuthError):
+    """The account exists and the password was right, but the account is disabled."""
+
+
+class AccountLockedError(AuthError):
+    """The account is locked for a while after too many failed sign-ins."""
+
+
+class AccessDenied(MemauditError):
+    """The actor may not do this: wrong role, another subject's data, or a stale session.
+
+    The message names only what the caller asked for (e.g. the id they gave); the service
+    layer records the refusal as an ``access.denied`` audit event.
+    """

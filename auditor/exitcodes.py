@@ -37,8 +37,9 @@ def exit_code_for(exc: BaseException) -> ExitCode:
         exc: the exception that ended the command.
 
     Returns:
-        The exit code: input, lookup and lifecycle errors are the caller's (USAGE),
-        a broken audit chain is a failed check, everything else is INTERNAL.
+        The exit code: input, lookup, lifecycle, sign-in and permission errors are the
+        caller's (USAGE), a broken audit chain is a failed check, everything else is
+        INTERNAL.
     """
     if isinstance(exc, errors.AuditChainError):
         return ExitCode.CHECK_FAILED
@@ -50,6 +51,8 @@ def exit_code_for(exc: BaseException) -> ExitCode:
             errors.LifecycleError,
             errors.ConcurrencyError,
             errors.ConfigError,
+            errors.AuthError,
+            errors.AccessDenied,
         ),
     ):
         return ExitCode.USAGE

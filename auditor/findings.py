@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from auditor import audit_log, lifecycle
+from auditor.config import Settings
 from auditor.detectors.base import Detection, MemoryView
 from auditor.errors import InputError, InvalidTransitionError, NotFoundError
 from auditor.logging import scrub
@@ -26,6 +28,7 @@ from auditor.store.types import utcnow
 __all__ = [
     "FINDING_FIELDS",
     "FindingFilter",
+    "apply_review",
     "evidence_for",
     "fingerprint",
     "finding_to_dict",
@@ -229,7 +232,43 @@ def review(
     """Apply a reviewer's decision to a finding (and, for memory actions, its memories).
 
     ``quarantine``, ``delete`` and ``restore`` act on every memory of the finding through
-    the lifecycle, then resolve the finding. Every call appends audit events.
+    the lifecycle, then resolve the finding. Every call appends audit events. The whole
+    decision is one transaction (see :func:`apply_review` for the session-level form).
+
+    Raises:
+        NotFoundError: no such finding.
+        InputError: unknown action, or no actor.
+        LifecycleError: a memory action is not allowed from the memory's status.
+    """
+    with db.write() as session:
+        return apply_review(
+            session, db.settings, finding_id, action, actor=actor, note=note, assignee=assignee
+        )
+
+
+def apply_review(
+    session: Session,
+    settings: Settings,
+    finding_id: str,
+    action: str,
+    *,
+    actor: str,
+    note: str | None = None,
+    assignee: str | None = None,
+) -> dict[str, Any]:
+    """:func:`review` inside the caller's write session (a bulk action's savepoint).
+
+    Args:
+        session: a write session; the decision commits or rolls back with it.
+        settings: memaudit settings (the lifecycle policy and the audit key).
+        finding_id: the finding decided on.
+        action: one of ``REVIEW_ACTIONS``.
+        actor: who decides (recorded in the finding and the audit log).
+        note: the reviewer's reason (scrubbed and cut to 500 characters in the audit log).
+        assignee: for ``assign``.
+
+    Returns:
+        The finding as :func:`finding_to_dict` gives it, after the decision.
 
     Raises:
         NotFoundError: no such finding.
@@ -242,64 +281,62 @@ def review(
         )
     if not actor or not actor.strip():
         raise InputError("a reviewer is required (--by WHO)")
-    settings = db.settings
-    with db.write() as session:
-        finding = session.get(Finding, finding_id)
-        if finding is None:
-            raise NotFoundError(f"no finding with id {finding_id!r}")
-        previous = finding.status
-        memory_ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
-        now = utcnow()
-        if action in ("quarantine", "delete", "restore"):
-            fn = {
-                "quarantine": lifecycle.quarantine,
-                "delete": lifecycle.soft_delete,
-                "restore": lifecycle.restore,
-            }[action]
-            for mid in memory_ids:
-                try:
-                    fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
-                except InvalidTransitionError:
-                    if action != "restore":
-                        raise
-            finding.status = FindingStatus.RESOLVED.value
-        elif action == "assign":
-            if not assignee:
-                raise InputError("assign needs --assignee")
-            finding.assignee = assignee
-        else:
-            finding.status = {
-                "acknowledge": FindingStatus.ACKNOWLEDGED.value,
-                "resolve": FindingStatus.RESOLVED.value,
-                "dismiss": FindingStatus.DISMISSED.value,
-                "suppress": FindingStatus.SUPPRESSED.value,
-                "reopen": FindingStatus.OPEN.value,
-            }[action]
-        if (
-            finding.status
-            in (
-                FindingStatus.RESOLVED.value,
-                FindingStatus.DISMISSED.value,
-                FindingStatus.SUPPRESSED.value,
-            )
-            and action != "assign"
-        ):
-            finding.resolved_by = actor
-            finding.resolved_at = now
-            finding.resolution = note or action
-        elif action == "reopen":
-            finding.resolved_by = finding.resolved_at = finding.resolution = None
-        details: dict[str, Any] = {"action": action, "from": previous, "to": finding.status}
-        if note:
-            details["note"] = scrub(note)[:500]
-        audit_log.append(
-            session,
-            actor=actor,
-            action=f"finding.{action}",
-            target_type="finding",
-            target_ids=[finding_id, *memory_ids],
-            details=details,
-            key=lifecycle.audit_key(settings),
+    finding = session.get(Finding, finding_id)
+    if finding is None:
+        raise NotFoundError(f"no finding with id {finding_id!r}")
+    previous = finding.status
+    memory_ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
+    now = utcnow()
+    if action in ("quarantine", "delete", "restore"):
+        fn = {
+            "quarantine": lifecycle.quarantine,
+            "delete": lifecycle.soft_delete,
+            "restore": lifecycle.restore,
+        }[action]
+        for mid in memory_ids:
+            try:
+                fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
+            except InvalidTransitionError:
+                if action != "restore":
+                    raise
+        finding.status = FindingStatus.RESOLVED.value
+    elif action == "assign":
+        if not assignee:
+            raise InputError("assign needs --assignee")
+        finding.assignee = assignee
+    else:
+        finding.status = {
+            "acknowledge": FindingStatus.ACKNOWLEDGED.value,
+            "resolve": FindingStatus.RESOLVED.value,
+            "dismiss": FindingStatus.DISMISSED.value,
+            "suppress": FindingStatus.SUPPRESSED.value,
+            "reopen": FindingStatus.OPEN.value,
+        }[action]
+    if (
+        finding.status
+        in (
+            FindingStatus.RESOLVED.value,
+            FindingStatus.DISMISSED.value,
+            FindingStatus.SUPPRESSED.value,
         )
-        session.flush()
-        return finding_to_dict(finding)
+        and action != "assign"
+    ):
+        finding.resolved_by = actor
+        finding.resolved_at = now
+        finding.resolution = note or action
+    elif action == "reopen":
+        finding.resolved_by = finding.resolved_at = finding.resolution = None
+    details: dict[str, Any] = {"action": action, "from": previous, "to": finding.status}
+    if note:
+        details["note"] = scrub(note)[:500]
+    audit_log.append(
+        session,
+        actor=actor,
+        action=f"finding.{action}",
+        target_type="finding",
+        target_ids=[finding_id, *memory_ids],
+        details=details,
+        key=lifecycle.audit_key(settings),
+    )
+    session.flush()
+    return finding_to_dict(finding)

@@ -340,7 +340,13 @@ class Tombstone(Base):
 
 
 class Principal(Base):
-    """A dashboard user: an end user bound to one subject, an officer, or an admin."""
+    """A dashboard user: an end user bound to one subject, an officer, or an admin.
+
+    ``password_hash`` is an argon2 hash (None: the account signs in through OIDC only).
+    ``oidc_issuer`` and ``oidc_subject`` bind the account to one OIDC identity once it has
+    signed in through it; ``email`` (lower case) is how a pre-registered account is found
+    the first time. ``failed_sign_ins`` and ``locked_until`` hold a brute-force lockout.
+    """
 
     __tablename__ = "principals"
 
@@ -352,6 +358,15 @@ class Principal(Base):
     password_hash: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    email: Mapped[str | None] = mapped_column(String(320), unique=True)
+    oidc_issuer: Mapped[str | None] = mapped_column(String(512))
+    oidc_subject: Mapped[str | None] = mapped_column(String(256))
+    password_changed_at: Mapped[datetime | None]
+    last_sign_in_at: Mapped[datetime | None]
+    failed_sign_ins: Mapped[int] = mapped_column(Integer, default=0)
+    locked_until: Mapped[datetime | None]
+
+    __table_args__ = (UniqueConstraint("oidc_issuer", "oidc_subject"),)
 
 
 class SourceWatermark(Base):

@@ -1,0 +1,1496 @@
+"""Access-checked services: what the dashboard calls (it never builds SQL).
+
+Every function takes the signed-in :class:`~auditor.accounts.Actor` first and enforces
+authorisation itself, whatever ids the caller passes:
+
+* **officer** and **admin**: the overview, the review queue (server-side filters, sorting
+  and paging), a finding's detail, actions on findings (one by one or in bulk, each through
+  :func:`auditor.findings.apply_review` or the lifecycle, so history is never rewritten
+  silently), memory search, the audit log and its verification, rule statistics;
+* **admin** only: account management (wrappers over :mod:`auditor.accounts`);
+* **user**: their own subject's memories (grouped, with provenance and why they were
+  flagged), a correction (a user-tier memory superseding the old one), a soft delete
+  marked as the subject's request, and an export of everything held about them.
+
+Before anything else each call re-reads the actor's account: an actor whose account is
+gone, disabled, or no longer has that role or subject is refused, so a stale dashboard
+session (or an ``Actor`` built by hand) gets nothing. Every refusal raises
+:class:`~auditor.errors.AccessDenied` and appends an ``access.denied`` audit event; the
+message names only what the caller asked for. A user asking for a memory of another
+subject, or for one that does not exist, gets the same refusal (no existence oracle); the
+audit event tells the two apart.
+
+Audit events: every change (lifecycle and finding events, ``finding.escalated``,
+``finding.action_failed``), every export (``subject.exported``), every search that shows
+memory text to an officer (``memory.searched``, with the ids shown and never the query),
+every account change and every refusal. Aggregate reads (overview, queue, rule statistics,
+the audit log itself) and a user reading their own memories are not recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy.orm import Session, selectinload
+from ulid import ULID
+
+from auditor import accounts, audit_log, lifecycle
+from auditor.accounts import Account, Actor
+from auditor.config import TIERS
+from auditor.errors import AccessDenied, AuthError, InputError, MemauditError, NotFoundError
+from auditor.findings import STATUSES as FINDING_STATUSES
+from auditor.findings import apply_review, finding_to_dict
+from auditor.hashing import subject_digest
+from auditor.logging import scrub
+from auditor.records import STATUSES as MEMORY_STATUSES
+from auditor.rules import (
+    CATEGORIES,
+    SEVERITIES,
+    SEVERITY_RANK,
+    Rule,
+    RuleError,
+    RulePack,
+    load_pack,
+)
+from auditor.scan import ACTOR as SCAN_ACTOR
+from auditor.services import (
+    MemoryFilter,
+    export_subject,
+    iter_memories,
+    memory_detail,
+    memory_to_dict,
+)
+from auditor.store.db import Database
+from auditor.store.models import (
+    AuditEvent,
+    Finding,
+    FindingMemory,
+    FindingStatus,
+    Memory,
+    Principal,
+    ScanRun,
+)
+from auditor.store.types import utcnow
+
+__all__ = [
+    "ACTIONS",
+    "ADMIN_ROLES",
+    "MAX_BULK",
+    "MAX_PAGE_SIZE",
+    "OFFICER_ROLES",
+    "QUEUE_SORTS",
+    "USER_ROLES",
+    "ActionOutcome",
+    "Page",
+    "QueueFilter",
+    "act_on_findings",
+    "add_account",
+    "audit_log_page",
+    "change_my_password",
+    "correct_my_memory",
+    "delete_account",
+    "delete_my_memory",
+    "disable_account",
+    "enable_account",
+    "export_my_data",
+    "finding_detail",
+    "list_accounts",
+    "memory_search",
+    "my_memories",
+    "my_memory",
+    "overview",
+    "review_queue",
+    "rule_stats",
+    "set_account_password",
+    "set_account_role",
+    "verify_audit_log",
+]
+
+OFFICER_ROLES: tuple[str, ...] = ("officer", "admin")
+ADMIN_ROLES: tuple[str, ...] = ("admin",)
+USER_ROLES: tuple[str, ...] = ("user",)
+#: Largest page any listing returns, whatever the caller asks for.
+MAX_PAGE_SIZE = 200
+#: Most findings one bulk action takes.
+MAX_BULK = 500
+#: What an officer can do to findings (see :func:`act_on_findings`).
+ACTIONS: tuple[str, ...] = (
+    "acknowledge",
+    "resolve",
+    "dismiss",
+    "quarantine",
+    "restore",
+    "supersede",
+    "escalate",
+    "reopen",
+)
+#: Sort keys of the review queue; a leading ``-`` sorts descending.
+QUEUE_SORTS: tuple[str, ...] = (
+    "first_seen",
+    "last_seen",
+    "severity",
+    "rule_id",
+    "category",
+    "status",
+)
+#: Assignee of an escalation that names no admin: the admins' shared queue.
+ADMIN_QUEUE = "role:admin"
+_USER_DELETE_REASON = "requested by the subject (dashboard)"
+_CLOSED = (
+    FindingStatus.RESOLVED.value,
+    FindingStatus.DISMISSED.value,
+    FindingStatus.SUPPRESSED.value,
+)
+
+
+# -- results ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a listing: its rows, and how many rows match in all."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    page_size: int
+
+    @property
+    def pages(self) -> int:
+        """How many pages the listing has (at least 1)."""
+        return max(1, -(-self.total // self.page_size))
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    """What an action did to one finding: ``ok`` and its new status, or the error."""
+
+    finding_id: str
+    ok: bool
+    status: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Which findings the review queue shows (None: no condition; ``status`` None: all).
+
+    Memory conditions (``subject``, ``namespace``, ``trust_tier``) hold when one memory of
+    the finding meets all of them. ``older_than_days`` keeps findings first seen more than
+    that many days ago.
+
+    Raises:
+        InputError: an unknown status, category, severity or tier, or a negative age.
+    """
+
+    status: str | None = FindingStatus.OPEN.value
+    rule_id: str | None = None
+    category: str | None = None
+    severity: str | None = None
+    subject: str | None = None
+    namespace: str | None = None
+    trust_tier: str | None = None
+    older_than_days: int | None = None
+    assignee: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (
+            ("status", self.status, FINDING_STATUSES),
+            ("category", self.category, CATEGORIES),
+            ("severity", self.severity, SEVERITIES),
+            ("trust tier", self.trust_tier, TIERS),
+        ):
+            if value is not None and value not in allowed:
+                raise InputError(f"unknown {name} {value!r}; expected one of {', '.join(allowed)}")
+        if self.older_than_days is not None and self.older_than_days < 0:
+            raise InputError("older_than_days must be 0 or more")
+
+    def conditions(self, now: datetime) -> list[ColumnElement[bool]]:
+        """The WHERE conditions over :class:`Finding` (all bound parameters)."""
+        out: list[ColumnElement[bool]] = []
+        if self.status is not None:
+            out.append(Finding.status == self.status)
+        if self.rule_id is not None:
+            out.append(Finding.rule_id == self.rule_id)
+        if self.category is not None:
+            out.append(Finding.category == self.category)
+        if self.severity is not None:
+            out.append(Finding.severity == self.severity)
+        if self.assignee is not None:
+            out.append(Finding.assignee == self.assignee)
+        if self.older_than_days is not None:
+            out.append(Finding.first_seen < now - timedelta(days=self.older_than_days))
+        memory_conds: list[ColumnElement[bool]] = []
+        if self.subject is not None:
+            memory_conds.append(Memory.subject == self.subject)
+        if self.namespace is not None:
+            memory_conds.append(Memory.namespace == self.namespace)
+        if self.trust_tier is not None:
+            memory_conds.append(Memory.trust_tier == self.trust_tier)
+        if memory_conds:
+            out.append(
+                select(FindingMemory.finding_id)
+                .join(Memory, Memory.memory_id == FindingMemory.memory_id)
+                .where(FindingMemory.finding_id == Finding.finding_id, *memory_conds)
+                .exists()
+            )
+        return out
+
+
+# -- authorisation ------------------------------------------------------------------------
+
+
+class _Denied(Exception):
+    """Internal: a refusal on its way to :func:`_guard`, which records and re-raises it."""
+
+    def __init__(
+        self,
+        reason: str,
+        message: str,
+        target_type: str = "service",
+        target_ids: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.target_type = target_type
+        self.target_ids = [str(t)[:128] for t in target_ids]
+
+
+@contextlib.contextmanager
+def _guard(db: Database, actor: Actor, attempted: str) -> Iterator[None]:
+    """Turn a refusal into an ``access.denied`` audit event and :class:`AccessDenied`.
+
+    The event is written in its own transaction, after the refused call's transaction
+    rolled back, so the refusal is recorded and nothing else of the call is.
+    """
+    try:
+        yield
+    except _Denied as denied:
+        with db.write() as session:
+            audit_log.append(
+                session,
+                actor=actor.username,
+                action="access.denied",
+                target_type=denied.target_type,
+                target_ids=denied.target_ids,
+                details={"attempted": attempted, "reason": denied.reason, "role": actor.role},
+                key=lifecycle.audit_key(db.settings),
+            )
+        raise AccessDenied(denied.message) from None
+
+
+def _require(session: Session, actor: Actor, roles: tuple[str, ...], attempted: str) -> None:
+    """Refuse unless the actor has one of ``roles`` and still matches its stored account."""
+    if not isinstance(actor, Actor):
+        raise TypeError(f"{attempted} needs an Actor (from auditor.accounts), not {actor!r}")
+    if actor.role not in roles:
+        raise _Denied("role", f"{attempted} needs the {' or '.join(roles)} role")
+    p = session.scalar(select(Principal).where(Principal.username == actor.username))
+    if p is None or p.disabled or p.role != actor.role or p.subject != actor.subject:
+        raise _Denied(
+            "stale_session",
+            "your session no longer matches your account; sign in again",
+            "principal",
+            [actor.username],
+        )
+
+
+def _own_memory(session: Session, actor: Actor, memory_id: str, *, lock: bool = False) -> Memory:
+    """The actor's own memory, or a refusal that is the same for "not yours" and "none"."""
+    query = select(Memory).where(Memory.memory_id == memory_id)
+    if lock:
+        query = query.with_for_update()
+    memory = session.scalar(query) if isinstance(memory_id, str) and memory_id else None
+    if memory is None or memory.subject != actor.subject:
+        raise _Denied(
+            "not_found" if memory is None else "other_subject",
+            f"memory {str(memory_id)[:128]!r} is not one of your memories",
+            "memory",
+            [str(memory_id)],
+        )
+    return memory
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def _paging(page: int, page_size: int) -> tuple[int, int, int]:
+    if page < 1:
+        raise InputError("page numbers start at 1")
+    if page_size < 1:
+        raise InputError("page_size must be 1 or more")
+    size = min(page_size, MAX_PAGE_SIZE)
+    return page, size, (page - 1) * size
+
+
+def _pack(db: Database, pack: RulePack | None) -> RulePack | None:
+    """The given pack, else the configured one, else None when it does not load."""
+    if pack is not None:
+        return pack
+    try:
+        return load_pack(db.settings.rules_dir, lint=False)
+    except RuleError:
+        return None
+
+
+def _rules_by_id(pack: RulePack | None) -> dict[str, Rule]:
+    return {r.id: r for r in pack.rules} if pack is not None else {}
+
+
+def _digest(db: Database, subject: str) -> str:
+    return subject_digest(subject, lifecycle.audit_key(db.settings))
+
+
+def _day(column: Any, dialect: str) -> Any:
+    """A column's UTC calendar day as ``YYYY-MM-DD`` text (SQLite stores UTC wall time)."""
+    if dialect == "postgresql":
+        return func.to_char(func.timezone("UTC", column), "YYYY-MM-DD")
+    return func.strftime("%Y-%m-%d", column)
+
+
+def _memories_of(session: Session, finding_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {fid: [] for fid in finding_ids}
+    if not finding_ids:
+        return out
+    rows = session.execute(
+        select(
+            FindingMemory.finding_id,
+            Memory.memory_id,
+            Memory.subject,
+            Memory.namespace,
+            Memory.trust_tier,
+            Memory.status,
+        )
+        .join(Memory, Memory.memory_id == FindingMemory.memory_id)
+        .where(FindingMemory.finding_id.in_(finding_ids))
+        .order_by(FindingMemory.finding_id, FindingMemory.position)
+    ).all()
+    for fid, mid, subject, namespace, tier, status in rows:
+        out[fid].append(
+            {
+                "memory_id": mid,
+                "subject": subject,
+                "namespace": namespace,
+                "trust_tier": tier,
+                "status": status,
+            }
+        )
+    return out
+
+
+# -- officer: overview, queue, detail -----------------------------------------------------
+
+
+def overview(db: Database, actor: Actor, *, days: int = 30, scans: int = 20) -> dict[str, Any]:
+    """The officers' front page.
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        days: how many days back ``by_day`` goes (1-366).
+        scans: how many recent scans ``scans`` lists (1-200).
+
+    Returns:
+        ``by_day`` (findings first seen per UTC day, category and severity), ``open``
+        (open + acknowledged findings in all, by severity and category), ``by_status``
+        (every finding by status), ``scans`` (newest first: id, mode, status, start, end,
+        duration, memories scanned, new findings, errors) and ``oldest_untriaged`` (the
+        oldest open finding, or None).
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        InputError: ``days`` or ``scans`` out of range.
+    """
+    if not 1 <= days <= 366:
+        raise InputError("days must be between 1 and 366")
+    if not 1 <= scans <= 200:
+        raise InputError("scans must be between 1 and 200")
+    now = utcnow()
+    with _guard(db, actor, "overview"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "overview")
+        day = _day(Finding.first_seen, db.dialect)
+        since = (now - timedelta(days=days - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
+        by_day = [
+            {"day": str(d), "category": c, "severity": s, "count": int(n)}
+            for d, c, s, n in session.execute(
+                select(day, Finding.category, Finding.severity, func.count())
+                .where(Finding.first_seen >= since)
+                .group_by(day, Finding.category, Finding.severity)
+                .order_by(day, Finding.category, Finding.severity)
+            )
+        ]
+        open_statuses = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
+        open_rows = session.execute(
+            select(Finding.severity, Finding.category, func.count())
+            .where(Finding.status.in_(open_statuses))
+            .group_by(Finding.severity, Finding.category)
+        ).all()
+        by_severity: dict[str, int] = {}
+        by_category: dict[str, int] = {}
+        for severity, category, n in open_rows:
+            by_severity[severity] = by_severity.get(severity, 0) + int(n)
+            by_category[category] = by_category.get(category, 0) + int(n)
+        by_status = {
+            str(s): int(n)
+            for s, n in session.execute(
+                select(Finding.status, func.count()).group_by(Finding.status)
+            )
+        }
+        runs = session.scalars(
+            select(ScanRun).order_by(ScanRun.started_at.desc(), ScanRun.id.desc()).limit(scans)
+        ).all()
+        oldest = session.scalars(
+            select(Finding)
+            .where(Finding.status == FindingStatus.OPEN.value)
+            .order_by(Finding.first_seen, Finding.finding_id)
+            .limit(1)
+        ).first()
+        return {
+            "generated_at": _iso(now),
+            "window_days": days,
+            "by_day": by_day,
+            "open": {
+                "total": sum(by_severity.values()),
+                "by_severity": dict(
+                    sorted(by_severity.items(), key=lambda kv: -SEVERITY_RANK.get(kv[0], -1))
+                ),
+                "by_category": dict(sorted(by_category.items())),
+            },
+            "by_status": dict(sorted(by_status.items())),
+            "scans": [
+                {
+                    "id": r.id,
+                    "mode": r.mode,
+                    "status": r.status,
+                    "started_at": _iso(r.started_at),
+                    "finished_at": _iso(r.finished_at),
+                    "duration_s": r.duration_s,
+                    "memories_scanned": (r.counts or {}).get("memories_scanned"),
+                    "findings_new": (r.counts or {}).get("findings_new"),
+                    "error_count": (r.counts or {}).get("error_count"),
+                }
+                for r in runs
+            ],
+            "oldest_untriaged": None
+            if oldest is None
+            else {
+                "finding_id": oldest.finding_id,
+                "rule_id": oldest.rule_id,
+                "category": oldest.category,
+                "severity": oldest.severity,
+                "first_seen": _iso(oldest.first_seen),
+                "age_days": (now - oldest.first_seen).days,
+            },
+        }
+
+
+def _queue_order(sort: str) -> tuple[Any, bool]:
+    key = sort.removeprefix("-")
+    if key not in QUEUE_SORTS:
+        raise InputError(
+            f"unknown sort {sort!r}; expected one of {', '.join(QUEUE_SORTS)} "
+            "(a leading - sorts descending)"
+        )
+    column: Any = {
+        "first_seen": Finding.first_seen,
+        "last_seen": Finding.last_seen,
+        "severity": case(
+            {s: SEVERITY_RANK[s] for s in SEVERITIES}, value=Finding.severity, else_=-1
+        ),
+        "rule_id": Finding.rule_id,
+        "category": Finding.category,
+        "status": Finding.status,
+    }[key]
+    return column, sort.startswith("-")
+
+
+def review_queue(
+    db: Database,
+    actor: Actor,
+    filters: QueueFilter | None = None,
+    page: int = 1,
+    page_size: int = 50,
+    sort: str = "-first_seen",
+) -> Page:
+    """One page of the review queue, filtered, sorted and paged in the database.
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        filters: which findings (default: open ones).
+        page: the page number, from 1.
+        page_size: rows per page (capped at :data:`MAX_PAGE_SIZE`).
+        sort: one of :data:`QUEUE_SORTS`; a leading ``-`` sorts descending (severity sorts
+            by rank: critical is highest). Ties are broken by finding id.
+
+    Returns:
+        A :class:`Page` of findings: id, rule, category, severity, status, assignee, first
+        and last seen, age in days, and the memories (id, subject, namespace, tier,
+        status) in the finding's order.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        InputError: a bad page, page size or sort key.
+    """
+    flt = filters or QueueFilter()
+    page, size, offset = _paging(page, page_size)
+    column, descending = _queue_order(sort)
+    now = utcnow()
+    with _guard(db, actor, "review_queue"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "review_queue")
+        conds = flt.conditions(now)
+        total = int(session.scalar(select(func.count()).select_from(Finding).where(*conds)) or 0)
+        order = (
+            (column.desc(), Finding.finding_id.desc())
+            if descending
+            else (column.asc(), Finding.finding_id.asc())
+        )
+        found = session.scalars(
+            select(Finding).where(*conds).order_by(*order).limit(size).offset(offset)
+        ).all()
+        memories = _memories_of(session, [f.finding_id for f in found])
+        rows = [
+            {
+                "finding_id": f.finding_id,
+                "rule_id": f.rule_id,
+                "category": f.category,
+                "severity": f.severity,
+                "status": f.status,
+                "assignee": f.assignee,
+                "first_seen": _iso(f.first_seen),
+                "last_seen": _iso(f.last_seen),
+                "age_days": (now - f.first_seen).days,
+                "memories": memories[f.finding_id],
+            }
+            for f in found
+        ]
+    return Page(rows, total, page, size)
+
+
+def _rule_info(rule: Rule | None) -> dict[str, Any] | None:
+    if rule is None:
+        return None
+    return {
+        "id": rule.id,
+        "title": rule.title,
+        "description": rule.description,
+        "status": rule.status,
+        "category": rule.category,
+        "severity": rule.severity,
+        "action": rule.action,
+        "references": list(rule.references),
+        "false_positives": list(rule.false_positives),
+    }
+
+
+def finding_detail(
+    db: Database, actor: Actor, finding_id: str, pack: RulePack | None = None
+) -> dict[str, Any]:
+    """One finding, explained: its rule, redacted evidence, and each memory's history.
+
+    Memory text is not included (the evidence holds redacted snippets); use
+    :func:`memory_search` to read a memory, which is recorded.
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        finding_id: the finding.
+        pack: the rule pack to explain it with (default: the configured pack).
+
+    Returns:
+        ``finding`` (the finding's fields, evidence redacted at detection), ``rule`` (id,
+        title, description, status, severity, action, references, known false positives;
+        None when the rule is not in the pack), and ``memories``: per memory its fields
+        without the text, its ``provenance`` and its supersede ``chain`` as an ordered
+        list, oldest first, with ``current`` marking this memory.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        NotFoundError: no such finding.
+    """
+    with _guard(db, actor, "finding_detail"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "finding_detail")
+        finding = session.scalar(
+            select(Finding)
+            .options(selectinload(Finding.memories))
+            .where(Finding.finding_id == finding_id)
+        )
+        if finding is None:
+            raise NotFoundError(f"no finding with id {finding_id!r}")
+        data = finding_to_dict(finding)
+    rule = _rules_by_id(_pack(db, pack)).get(data["rule_id"])
+    memories = []
+    for mid in data["memory_ids"]:
+        detail = memory_detail(db, mid)
+        memory = {k: v for k, v in detail["memory"].items() if k != "fact"}
+        chain = detail["chain"]
+        ordered = [
+            *reversed(chain["older"]),
+            {
+                "memory_id": mid,
+                "status": memory["status"],
+                "trust_tier": memory["trust_tier"],
+                "created_at": memory["created_at"],
+                "supersedes": memory["supersedes"],
+            },
+            *chain["newer"],
+        ]
+        for link in ordered:
+            link["current"] = link["memory_id"] == mid
+        memories.append(
+            {
+                "memory": memory,
+                "provenance": detail["provenance"],
+                "chain": ordered,
+                "chain_dangling_link": chain["dangling_link"],
+                "chain_cycle": chain["cycle"],
+            }
+        )
+    return {"finding": data, "rule": _rule_info(rule), "memories": memories}
+
+
+# -- officer: actions ---------------------------------------------------------------------
+
+
+def _check_action_args(
+    action: str,
+    reason: str | None,
+    suppress: bool,
+    superseding_memory_id: str | None,
+    assignee: str | None,
+) -> None:
+    if action not in ACTIONS:
+        raise InputError(f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}")
+    if action == "dismiss" and not (reason and reason.strip()):
+        raise InputError("dismissing a finding (a false positive) needs a reason")
+    if suppress and action != "dismiss":
+        raise InputError("suppress goes with dismiss only")
+    if (action == "supersede") != (superseding_memory_id is not None):
+        raise InputError("supersede needs superseding_memory_id (and only supersede takes it)")
+    if assignee is not None and action != "escalate":
+        raise InputError("an assignee goes with escalate only")
+
+
+def _supersede_one(
+    session: Session,
+    db: Database,
+    actor: Actor,
+    finding_id: str,
+    new_id: str,
+    reason: str | None,
+    approve_tier_override: bool,
+) -> dict[str, Any]:
+    finding = session.get(Finding, finding_id)
+    if finding is None:
+        raise NotFoundError(f"no finding with id {finding_id!r}")
+    ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
+    others = [m for m in ids if m != new_id]
+    if len(others) != 1:
+        raise InputError(
+            f"finding {finding_id} is about {len(ids)} memories: supersede needs exactly one "
+            f"memory other than {new_id} (name one of the finding's memories, or use a "
+            "finding about one memory)"
+        )
+    old = lifecycle.get(session, others[0])
+    new = lifecycle.get(session, new_id)
+    if new.subject != old.subject:
+        raise InputError(
+            f"memory {new_id} is about another subject than {old.memory_id}: a memory can only "
+            "supersede a memory of the same subject"
+        )
+    lifecycle.supersede(
+        session,
+        db.settings,
+        old.memory_id,
+        new_id,
+        actor=actor.username,
+        approved_by=actor.username if approve_tier_override else None,
+    )
+    note = f"superseded {old.memory_id} by {new_id}" + (f": {reason}" if reason else "")
+    return apply_review(
+        session, db.settings, finding_id, "resolve", actor=actor.username, note=note
+    )
+
+
+def _escalate_one(
+    session: Session, db: Database, actor: Actor, finding_id: str, assignee: str, reason: str | None
+) -> dict[str, Any]:
+    finding = session.get(Finding, finding_id)
+    if finding is None:
+        raise NotFoundError(f"no finding with id {finding_id!r}")
+    if finding.status in _CLOSED:
+        raise InputError(f"finding {finding_id} is {finding.status}: reopen it before escalating")
+    before = finding.severity
+    rank = SEVERITY_RANK.get(before, 0)
+    finding.severity = SEVERITIES[min(rank + 1, len(SEVERITIES) - 1)]
+    finding.assignee = assignee
+    details: dict[str, Any] = {
+        "from_severity": before,
+        "to_severity": finding.severity,
+        "assignee": assignee,
+        "status": finding.status,
+    }
+    if reason:
+        details["note"] = scrub(reason)[:500]
+    audit_log.append(
+        session,
+        actor=actor.username,
+        action="finding.escalated",
+        target_type="finding",
+        target_ids=[finding_id],
+        details=details,
+        key=lifecycle.audit_key(db.settings),
+    )
+    session.flush()
+    return finding_to_dict(finding)
+
+
+def _act_one(
+    session: Session,
+    db: Database,
+    actor: Actor,
+    finding_id: str,
+    action: str,
+    *,
+    reason: str | None,
+    suppress: bool,
+    superseding_memory_id: str | None,
+    assignee: str,
+    approve_tier_override: bool,
+) -> dict[str, Any]:
+    if action == "supersede":
+        assert superseding_memory_id is not None  # checked by _check_action_args
+        return _supersede_one(
+            session, db, actor, finding_id, superseding_memory_id, reason, approve_tier_override
+        )
+    if action == "escalate":
+        return _escalate_one(session, db, actor, finding_id, assignee, reason)
+    review_action = "suppress" if action == "dismiss" and suppress else action
+    return apply_review(
+        session, db.settings, finding_id, review_action, actor=actor.username, note=reason
+    )
+
+
+def act_on_findings(
+    db: Database,
+    actor: Actor,
+    finding_ids: Sequence[str],
+    action: str,
+    *,
+    reason: str | None = None,
+    suppress: bool = False,
+    superseding_memory_id: str | None = None,
+    assignee: str | None = None,
+    approve_tier_override: bool = False,
+) -> list[ActionOutcome]:
+    """Apply one action to one or many findings; each in its own savepoint.
+
+    One finding failing (no such id, a transition the lifecycle refuses) is reported in its
+    outcome and recorded as ``finding.action_failed``; the others still apply. Actions:
+
+    * ``acknowledge``, ``resolve``, ``reopen``: the finding's status (reason optional).
+    * ``dismiss``: a false positive; ``reason`` is required. The scan never reopens a
+      dismissed finding while its memories are unchanged (same fingerprint). With
+      ``suppress=True`` the finding becomes ``suppressed`` instead ("allowed, keep quiet"),
+      which the scan also leaves alone; either way a changed memory is a new fingerprint
+      and may raise a new finding.
+    * ``quarantine``, ``restore``: every memory of the finding through the lifecycle, then
+      the finding is resolved.
+    * ``supersede``: ``superseding_memory_id`` (an existing memory of the same subject)
+      supersedes the finding's other memory, then the finding is resolved. A lower tier
+      superseding a higher one needs ``approve_tier_override=True`` (recorded as the
+      officer's approval).
+    * ``escalate``: severity one step up (critical stays critical) and assigned to
+      ``assignee`` (an enabled admin's user name) or to the admins' queue ``role:admin``;
+      the status is kept. Closed findings must be reopened first.
+
+    Args:
+        db: the store.
+        actor: an officer or admin (recorded as the reviewer).
+        finding_ids: the findings (duplicates are acted on once).
+        action: one of :data:`ACTIONS`.
+        reason: the reviewer's reason (scrubbed in the audit log).
+        suppress: with ``dismiss``: suppress instead.
+        superseding_memory_id: with ``supersede``: the memory that replaces the other.
+        assignee: with ``escalate``: the admin to assign.
+        approve_tier_override: with ``supersede``: approve a lower tier replacing a higher.
+
+    Returns:
+        One :class:`ActionOutcome` per distinct id, in the order given.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        InputError: a bad action or argument combination, no ids, too many ids, or an
+            assignee who is not an enabled admin.
+    """
+    _check_action_args(action, reason, suppress, superseding_memory_id, assignee)
+    ids = list(dict.fromkeys(str(i) for i in finding_ids))
+    if not ids:
+        raise InputError("no findings given")
+    if len(ids) > MAX_BULK:
+        raise InputError(f"at most {MAX_BULK} findings per action; got {len(ids)}")
+    outcomes: list[ActionOutcome] = []
+    with _guard(db, actor, f"act_on_findings:{action}"), db.write() as session:
+        _require(session, actor, OFFICER_ROLES, "act_on_findings")
+        target = ADMIN_QUEUE
+        if action == "escalate" and assignee is not None:
+            admin = session.scalar(
+                select(Principal).where(Principal.username == accounts.normalise_username(assignee))
+            )
+            if admin is None or admin.role != "admin" or admin.disabled:
+                raise InputError(f"{assignee!r} is not an enabled admin account")
+            target = admin.username
+        failed: list[tuple[str, str]] = []
+        for fid in ids:
+            try:
+                with session.begin_nested():
+                    result = _act_one(
+                        session,
+                        db,
+                        actor,
+                        fid,
+                        action,
+                        reason=reason,
+                        suppress=suppress,
+                        superseding_memory_id=superseding_memory_id,
+                        assignee=target,
+                        approve_tier_override=approve_tier_override,
+                    )
+                outcomes.append(ActionOutcome(fid, True, status=result["status"]))
+            except MemauditError as exc:
+                outcomes.append(ActionOutcome(fid, False, error=str(exc)))
+                failed.append((fid[:128], type(exc).__name__))
+        if failed:  # ids are what the caller typed: a list, never keys of the details
+            audit_log.append(
+                session,
+                actor=actor.username,
+                action="finding.action_failed",
+                target_type="finding",
+                target_ids=[fid for fid, _ in failed],
+                details={"attempted": action, "error_types": [err for _, err in failed]},
+                key=lifecycle.audit_key(db.settings),
+            )
+    return outcomes
+
+
+# -- officer: search, audit log, rules ----------------------------------------------------
+
+
+def memory_search(
+    db: Database,
+    actor: Actor,
+    *,
+    subject: str | None = None,
+    text: str | None = None,
+    category: str | None = None,
+    status: str | None = None,
+    namespace: str | None = None,
+    page: int = 1,
+    page_size: int = 50,
+) -> Page:
+    """Find memories (with their text), newest change first; recorded in the audit log.
+
+    ``text`` matches anywhere in the fact, case-insensitively, as a bound LIKE parameter
+    with ``%`` and ``_`` escaped (they match themselves). The ``memory.searched`` event
+    lists the ids shown and a digest of the subject, never the query text.
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        subject: only this subject.
+        text: only facts containing it.
+        category: only this category.
+        status: only this status (None: every status).
+        namespace: only this namespace.
+        page: the page number, from 1.
+        page_size: rows per page (capped at :data:`MAX_PAGE_SIZE`).
+
+    Returns:
+        A :class:`Page` of memories with the canonical fields.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        InputError: an unknown status, a bad page.
+    """
+    if status is not None and status not in MEMORY_STATUSES:
+        raise InputError(f"unknown status {status!r}; expected one of {', '.join(MEMORY_STATUSES)}")
+    page, size, offset = _paging(page, page_size)
+    conds: list[ColumnElement[bool]] = []
+    if subject is not None:
+        conds.append(Memory.subject == subject)
+    if text:
+        conds.append(Memory.fact.icontains(text, autoescape=True))
+    if category is not None:
+        conds.append(Memory.category == category)
+    if status is not None:
+        conds.append(Memory.status == status)
+    if namespace is not None:
+        conds.append(Memory.namespace == namespace)
+    with _guard(db, actor, "memory_search"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "memory_search")
+        total = int(session.scalar(select(func.count()).select_from(Memory).where(*conds)) or 0)
+        found = session.scalars(
+            select(Memory)
+            .where(*conds)
+            .order_by(Memory.changed_at.desc(), Memory.memory_id.desc())
+            .limit(size)
+            .offset(offset)
+        ).all()
+        rows = [memory_to_dict(m) for m in found]
+    with db.write() as session:  # the record of who read what, in a short write
+        audit_log.append(
+            session,
+            actor=actor.username,
+            action="memory.searched",
+            target_type="memory",
+            target_ids=[r["memory_id"] for r in rows],
+            details={
+                "subject_digest": _digest(db, subject) if subject is not None else None,
+                "has_text_query": bool(text),
+                "category": category,
+                "status": status,
+                "namespace_given": namespace is not None,
+                "page": page,
+                "shown": len(rows),
+                "total": total,
+            },
+            key=lifecycle.audit_key(db.settings),
+        )
+    return Page(rows, total, page, size)
+
+
+def audit_log_page(
+    db: Database,
+    actor: Actor,
+    *,
+    page: int = 1,
+    page_size: int = 50,
+    action: str | None = None,
+    by: str | None = None,
+) -> Page:
+    """One page of the audit log, newest first.
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        page: the page number, from 1.
+        page_size: rows per page (capped at :data:`MAX_PAGE_SIZE`).
+        action: only actions starting with this (``auth.``, ``memory.quarantined``); the
+            text is matched literally.
+        by: only events of this actor.
+
+    Returns:
+        A :class:`Page` of events: seq, event id, time, actor, action, target type and
+        ids, details, hash.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        InputError: a bad page.
+    """
+    page, size, offset = _paging(page, page_size)
+    conds: list[ColumnElement[bool]] = []
+    if action:
+        conds.append(AuditEvent.action.startswith(action, autoescape=True))
+    if by:
+        conds.append(AuditEvent.actor == by)
+    with _guard(db, actor, "audit_log_page"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "audit_log_page")
+        total = int(session.scalar(select(func.count()).select_from(AuditEvent).where(*conds)) or 0)
+        events = session.scalars(
+            select(AuditEvent)
+            .where(*conds)
+            .order_by(AuditEvent.seq.desc())
+            .limit(size)
+            .offset(offset)
+        ).all()
+        rows = [
+            {
+                "seq": e.seq,
+                "event_id": e.event_id,
+                "ts": _iso(e.ts),
+                "actor": e.actor,
+                "action": e.action,
+                "target_type": e.target_type,
+                "target_ids": list(e.target_ids),
+                "details": dict(e.details),
+                "hash": e.hash,
+            }
+            for e in events
+        ]
+    return Page(rows, total, page, size)
+
+
+def verify_audit_log(db: Database, actor: Actor) -> dict[str, Any]:
+    """Check the audit log's hash chain.
+
+    Returns:
+        ``ok``, ``checked`` (events verified), and for a broken chain ``first_bad_seq``,
+        ``first_bad_event_id`` and ``reason``.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+    """
+    with _guard(db, actor, "verify_audit_log"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "verify_audit_log")
+        result = audit_log.verify(session, key=lifecycle.audit_key(db.settings))
+    return {
+        "ok": result.ok,
+        "checked": result.checked,
+        "first_bad_seq": result.first_bad_seq,
+        "first_bad_event_id": result.first_bad_event_id,
+        "reason": result.reason,
+    }
+
+
+def rule_stats(db: Database, actor: Actor, pack: RulePack | None = None) -> list[dict[str, Any]]:
+    """For every rule of the pack: its status and severity, hits, and false-positive rate.
+
+    ``reviewed`` counts findings a person decided (resolved, dismissed or suppressed by
+    someone other than the scanner; the scanner's own resolutions and consent-allowed
+    suppressions are not reviews). ``false_positives`` counts the dismissed and the
+    person-suppressed ones; ``false_positive_rate`` is ``false_positives / reviewed`` (None
+    before any review).
+
+    Args:
+        db: the store.
+        actor: an officer or admin.
+        pack: the rule pack (default: the configured pack).
+
+    Returns:
+        One row per rule, in pack order: id, title, status, severity, category, action,
+        ``hits`` (every finding), ``open`` (open + acknowledged), ``by_status``,
+        ``reviewed``, ``false_positives``, ``false_positive_rate``.
+
+    Raises:
+        AccessDenied: the actor is not an officer or admin.
+        RuleError: the configured pack does not load (when no pack is given).
+    """
+    with _guard(db, actor, "rule_stats"), db.session() as session:
+        _require(session, actor, OFFICER_ROLES, "rule_stats")
+        by_scanner = case((Finding.resolved_by == SCAN_ACTOR, 1), else_=0)
+        rows = session.execute(
+            select(Finding.rule_id, Finding.status, by_scanner, func.count()).group_by(
+                Finding.rule_id, Finding.status, by_scanner
+            )
+        ).all()
+    rules = (pack or load_pack(db.settings.rules_dir, lint=False)).rules
+    stats: dict[str, dict[str, Any]] = {}
+    for rule_id, status, scanner, n in rows:
+        s = stats.setdefault(rule_id, {"by_status": {}, "reviewed": 0, "false_positives": 0})
+        s["by_status"][status] = s["by_status"].get(status, 0) + int(n)
+        if status in _CLOSED and not scanner:
+            s["reviewed"] += int(n)
+            if status != FindingStatus.RESOLVED.value:
+                s["false_positives"] += int(n)
+    out = []
+    for rule in rules:
+        s = stats.get(rule.id, {"by_status": {}, "reviewed": 0, "false_positives": 0})
+        by_status = dict(sorted(s["by_status"].items()))
+        reviewed = s["reviewed"]
+        out.append(
+            {
+                "id": rule.id,
+                "title": rule.title,
+                "status": rule.status,
+                "severity": rule.severity,
+                "category": rule.category,
+                "action": rule.action,
+                "hits": sum(by_status.values()),
+                "open": by_status.get("open", 0) + by_status.get("acknowledged", 0),
+                "by_status": by_status,
+                "reviewed": reviewed,
+                "false_positives": s["false_positives"],
+                "false_positive_rate": round(s["false_positives"] / reviewed, 4)
+                if reviewed
+                else None,
+            }
+        )
+    return out
+
+
+# -- admin: accounts ----------------------------------------------------------------------
+
+
+def _admin(db: Database, actor: Actor, attempted: str) -> None:
+    with _guard(db, actor, attempted), db.session() as session:
+        _require(session, actor, ADMIN_ROLES, attempted)
+
+
+def list_accounts(db: Database, actor: Actor, role: str | None = None) -> list[Account]:
+    """Every account (admin only). See :func:`auditor.accounts.list_users`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "list_accounts")
+    return accounts.list_users(db, role)
+
+
+def add_account(
+    db: Database,
+    actor: Actor,
+    username: str,
+    *,
+    role: str,
+    subject: str | None = None,
+    password: str | None = None,
+    display_name: str | None = None,
+    email: str | None = None,
+) -> Account:
+    """Create an account (admin only). See :func:`auditor.accounts.add_user`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+        InputError: see :func:`auditor.accounts.add_user`.
+    """
+    _admin(db, actor, "add_account")
+    return accounts.add_user(
+        db,
+        username,
+        role=role,
+        subject=subject,
+        password=password,
+        display_name=display_name,
+        email=email,
+        by=actor.username,
+    )
+
+
+def set_account_password(db: Database, actor: Actor, username: str, password: str) -> None:
+    """Set an account's password (admin only). See :func:`auditor.accounts.set_password`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "set_account_password")
+    accounts.set_password(db, username, password, by=actor.username)
+
+
+def set_account_role(
+    db: Database, actor: Actor, username: str, role: str, *, subject: str | None = None
+) -> Account:
+    """Change an account's role or subject (admin only). See :func:`auditor.accounts.set_role`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "set_account_role")
+    return accounts.set_role(db, username, role, subject=subject, by=actor.username)
+
+
+def disable_account(db: Database, actor: Actor, username: str) -> Account:
+    """Disable an account (admin only). See :func:`auditor.accounts.disable_user`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "disable_account")
+    return accounts.disable_user(db, username, by=actor.username)
+
+
+def enable_account(db: Database, actor: Actor, username: str) -> Account:
+    """Enable an account (admin only). See :func:`auditor.accounts.enable_user`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "enable_account")
+    return accounts.enable_user(db, username, by=actor.username)
+
+
+def delete_account(db: Database, actor: Actor, username: str) -> None:
+    """Delete an account (admin only). See :func:`auditor.accounts.delete_user`.
+
+    Raises:
+        AccessDenied: the actor is not an admin.
+    """
+    _admin(db, actor, "delete_account")
+    accounts.delete_user(db, username, by=actor.username)
+
+
+def change_my_password(
+    db: Database, actor: Actor, current_password: str, new_password: str
+) -> None:
+    """Change the actor's own local password (any role), given the current one.
+
+    Raises:
+        AccessDenied: the session no longer matches the account.
+        AuthError: the current password is wrong (recorded as
+            ``account.password_change_failed``).
+        InputError: the new password breaks the policy.
+    """
+    with _guard(db, actor, "change_my_password"), db.session() as session:
+        _require(session, actor, (actor.role,), "change_my_password")
+        stored = session.scalar(
+            select(Principal.password_hash).where(Principal.username == actor.username)
+        )
+    if not accounts.verify_password(stored, current_password):
+        with db.write() as session:
+            audit_log.append(
+                session,
+                actor=actor.username,
+                action="account.password_change_failed",
+                target_type="principal",
+                target_ids=[actor.username],
+                details={"reason": "wrong_current_password"},
+                key=lifecycle.audit_key(db.settings),
+            )
+        raise AuthError("the current password is wrong")
+    accounts.set_password(db, actor.username, new_password, by=actor.username)
+
+
+# -- user: their own subject --------------------------------------------------------------
+
+
+def _flags(
+    session: Session, memory_ids: list[str], rules: dict[str, Rule]
+) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(memory_ids), 500):
+        rows = session.execute(
+            select(Finding, FindingMemory.memory_id)
+            .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
+            .where(FindingMemory.memory_id.in_(memory_ids[start : start + 500]))
+            .order_by(Finding.first_seen)
+        ).all()
+        for f, mid in rows:
+            rule = rules.get(f.rule_id)
+            out.setdefault(mid, []).append(
+                {
+                    "finding_id": f.finding_id,
+                    "rule_id": f.rule_id,
+                    "title": rule.title if rule is not None else f.rule_id,
+                    "category": f.category,
+                    "severity": f.severity,
+                    "status": f.status,
+                    "reason": (f.evidence or {}).get("reason"),
+                    "first_seen": _iso(f.first_seen),
+                }
+            )
+    return out
+
+
+def _user_memory(
+    m: Memory, flags: list[dict[str, Any]], superseded_by: str | None
+) -> dict[str, Any]:
+    return {
+        "memory_id": m.memory_id,
+        "fact": m.fact,
+        "kind": m.kind,
+        "category": m.category,
+        "namespace": m.namespace,
+        "status": m.status,
+        "trust_tier": m.trust_tier,
+        "source": {
+            "type": m.source_type,
+            "session_id": m.source_session_id,
+            "turn": m.source_turn,
+            "uri": m.source_uri,
+        },
+        "origin": m.origin,
+        "created_at": _iso(m.created_at),
+        "updated_at": _iso(m.updated_at),
+        "expires_at": _iso(m.expires_at),
+        "deleted_at": _iso(m.deleted_at),
+        "supersedes": m.supersedes,
+        "superseded_by": superseded_by,
+        "flags": flags,
+    }
+
+
+def my_memories(db: Database, actor: Actor, pack: RulePack | None = None) -> dict[str, Any]:
+    """Everything remembered about the actor's subject, grouped by category and namespace.
+
+    Every status is included (superseded, quarantined and soft-deleted memories are still
+    held). Each memory carries its text, provenance, times, status, what it supersedes and
+    what superseded it, and ``flags``: the findings on it with the rule's title and the
+    detector's redacted reason.
+
+    Args:
+        db: the store.
+        actor: a user.
+        pack: the rule pack for titles (default: the configured one; rule ids if it does
+            not load).
+
+    Returns:
+        ``counts`` (memories in all and by status) and ``groups``: a list of
+        ``{category, namespace, memories}``, sorted.
+
+    Raises:
+        AccessDenied: the actor is not a user, or the session is stale.
+    """
+    with _guard(db, actor, "my_memories"), db.session() as session:
+        _require(session, actor, USER_ROLES, "my_memories")
+    assert actor.subject is not None  # a user actor always has one
+    rules = _rules_by_id(_pack(db, pack))
+    memories = list(iter_memories(db, MemoryFilter(subject=actor.subject, status=None)))
+    successor = {m.supersedes: m.memory_id for m in memories if m.supersedes is not None}
+    with db.session() as session:
+        flags = _flags(session, [m.memory_id for m in memories], rules)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_status: dict[str, int] = {}
+    for m in memories:
+        groups.setdefault((m.category, m.namespace), []).append(
+            _user_memory(m, flags.get(m.memory_id, []), successor.get(m.memory_id))
+        )
+        by_status[m.status] = by_status.get(m.status, 0) + 1
+    return {
+        "counts": {"memories": len(memories), "by_status": dict(sorted(by_status.items()))},
+        "groups": [
+            {"category": c, "namespace": ns, "memories": rows}
+            for (c, ns), rows in sorted(groups.items())
+        ],
+    }
+
+
+def my_memory(
+    db: Database, actor: Actor, memory_id: str, pack: RulePack | None = None
+) -> dict[str, Any]:
+    """One of the actor's memories, with why it was flagged and its supersede chain.
+
+    Links of the chain that belong to another subject (an imported store can hold such
+    links) are shown as ``{"memory_id": None, "hidden": True}``.
+
+    Args:
+        db: the store.
+        actor: a user.
+        memory_id: the memory.
+        pack: the rule pack for titles.
+
+    Returns:
+        The memory as :func:`my_memories` shows it, plus ``chain`` (oldest first).
+
+    Raises:
+        AccessDenied: the actor is not a user, or the memory is not theirs (or does not
+            exist).
+    """
+    rules = _rules_by_id(_pack(db, pack))
+    with _guard(db, actor, "my_memory"), db.session() as session:
+        _require(session, actor, USER_ROLES, "my_memory")
+        memory = _own_memory(session, actor, memory_id)
+        chain = lifecycle.chain_of(session, memory.memory_id)
+        ordered = [*reversed(chain.older), memory, *chain.newer]
+        links = [
+            {
+                "memory_id": m.memory_id,
+                "status": m.status,
+                "trust_tier": m.trust_tier,
+                "created_at": _iso(m.created_at),
+                "current": m.memory_id == memory.memory_id,
+            }
+            if m.subject == actor.subject
+            else {"memory_id": None, "hidden": True}
+            for m in ordered
+        ]
+        newer = [m.memory_id for m in chain.newer if m.subject == actor.subject]
+        flags = _flags(session, [memory.memory_id], rules)
+        out = _user_memory(memory, flags.get(memory.memory_id, []), newer[0] if newer else None)
+    out["chain"] = links
+    return out
+
+
+def correct_my_memory(db: Database, actor: Actor, memory_id: str, new_fact: str) -> dict[str, Any]:
+    """Correct one of the actor's memories: a new user-tier memory supersedes it.
+
+    The correction keeps the memory's namespace, kind and category; its source is an
+    ``explicit_statement`` from the dashboard (the user tier under the default policy) and
+    ``extra`` says it is the subject's correction. The lifecycle checks the chain (the
+    memory must be the active head) and the tier policy, and records ``memory.superseded``.
+
+    Args:
+        db: the store.
+        actor: a user.
+        memory_id: the memory to correct.
+        new_fact: what is true instead.
+
+    Returns:
+        The new memory as :func:`my_memories` shows it.
+
+    Raises:
+        AccessDenied: the actor is not a user, or the memory is not theirs.
+        InputError: the correction is empty or too long.
+        LifecycleError: the memory is not the active head of its chain, or has a higher
+            tier than the user's (an officer must approve that).
+    """
+    if not isinstance(new_fact, str) or not new_fact.strip():
+        raise InputError("the correction is empty")
+    with _guard(db, actor, "correct_my_memory"), db.write() as session:
+        _require(session, actor, USER_ROLES, "correct_my_memory")
+        old = _own_memory(session, actor, memory_id, lock=True)
+        record = {
+            "memory_id": f"mem_{ULID()}",
+            "subject": old.subject,
+            "namespace": old.namespace,
+            "kind": old.kind,
+            "category": old.category,
+            "fact": new_fact,
+            "confidence": 1.0,
+            "source": {"type": "explicit_statement", "uri": "memaudit:dashboard"},
+            "supersedes": old.memory_id,
+            "correction_of": old.memory_id,
+            "corrected_by": "subject",
+        }
+        new = lifecycle.supersede(session, db.settings, old.memory_id, record, actor=actor.username)
+        return _user_memory(new, [], None)
+
+
+def delete_my_memory(db: Database, actor: Actor, memory_id: str) -> dict[str, Any]:
+    """Soft-delete one of the actor's memories at their request.
+
+    The memory is held until retention or erasure purges it; the ``memory.deleted`` event
+    names the user as actor and gives the reason "requested by the subject (dashboard)".
+
+    Returns:
+        ``memory_id`` and its new ``status``.
+
+    Raises:
+        AccessDenied: the actor is not a user, or the memory is not theirs.
+        LifecycleError: the memory is already deleted.
+    """
+    with _guard(db, actor, "delete_my_memory"), db.write() as session:
+        _require(session, actor, USER_ROLES, "delete_my_memory")
+        memory = _own_memory(session, actor, memory_id, lock=True)
+        lifecycle.soft_delete(
+            session, db.settings, memory.memory_id, actor=actor.username, reason=_USER_DELETE_REASON
+        )
+        return {"memory_id": memory.memory_id, "status": memory.status}
+
+
+def export_my_data(db: Database, actor: Actor) -> dict[str, Any]:
+    """Everything held about the actor's own subject (the right of access), as JSON.
+
+    The same document as ``memaudit export`` (:func:`auditor.services.export_subject`),
+    only ever for the actor's own subject; recorded as ``subject.exported``.
+
+    Raises:
+        AccessDenied: the actor is not a user, or the session is stale.
+    """
+    with _guard(db, actor, "export_my_data"), db.session() as session:
+        _require(session, actor, USER_ROLES, "export_my_data")
+    assert actor.subject is not None  # a user actor always has one
+    data = export_subject(db, actor.subject)
+    with db.write() as session:
+        audit_log.append(
+            session,
+            actor=actor.username,
+            action="subject.exported",
+            target_type="subject",
+            target_ids=[_digest(db, actor.subject)],
+            details={
+                "by_subject": True,
+                "memories": data["counts"]["memories"],
+                "findings": data["counts"]["findings"],
+            },
+            key=lifecycle.audit_key(db.settings),
+        )
+    return data
