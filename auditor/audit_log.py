@@ -8,7 +8,17 @@ too. With ``MEMAUDIT_AUDIT_HMAC_KEY`` set the chain uses HMAC-SHA256, so someone
 write to the database cannot rebuild a forged chain without the key.
 
 Details never hold memory text or personal data: :func:`append` refuses such keys, and
-callers pass ids, counts, field names and subject digests.
+callers pass ids, counts, field names and subject digests. Free text that slips through
+(a reviewer's note naming a person, an actor who is the subject) can be **redacted** by an
+erasure without breaking the chain: :func:`redact` first verifies the whole chain, then
+rewrites the fields of the affected events and appends an ``audit.redacted`` event that
+carries, per redacted event, a *witness*: the sha256 of the redacted row including its
+(unchanged) ``hash`` and ``prev_hash``. :func:`verify` accepts an event whose recomputed
+hash no longer matches only when a later ``audit.redacted`` event holds a witness equal to
+the row as it is now. The links are untouched (every later event still points at the
+original hash), the witness is itself covered by the chain, and changing a redacted row
+afterwards breaks its witness: the log stays tamper-evident, and shows what was redacted,
+when and by whom.
 """
 
 from __future__ import annotations
@@ -31,16 +41,23 @@ from auditor.store.types import utcnow
 
 __all__ = [
     "GENESIS_HASH",
+    "REDACTION_ACTION",
+    "Redaction",
     "VerifyResult",
     "append",
     "append_chunked",
     "compute_hash",
     "event_hash",
     "iter_events",
+    "redact",
+    "row_witness",
     "verify",
 ]
 
 GENESIS_HASH = "0" * 64
+#: The action of the events that record redactions (and carry their witnesses).
+REDACTION_ACTION = "audit.redacted"
+_WITNESSES_PER_EVENT = 1000
 _FORBIDDEN_DETAIL_KEYS = frozenset(
     {"fact", "text", "content", "value", "values", "subject", "email", "name", "snippet"}
 )
@@ -200,7 +217,8 @@ def iter_events(session: Session, batch: int = 5000) -> Iterator[AuditEvent]:
             return
         yield from rows
         last = rows[-1].seq
-        session.expunge_all()
+        for row in rows:  # only the events: a caller's pending work in the session stays
+            session.expunge(row)
 
 
 @dataclass(frozen=True)
@@ -212,6 +230,7 @@ class VerifyResult:
     first_bad_seq: int | None = None
     first_bad_event_id: str | None = None
     reason: str | None = None
+    redacted: int = 0  # events accepted through a redaction witness
 
 
 def verify(session: Session, key: bytes | None = None) -> VerifyResult:
@@ -219,11 +238,21 @@ def verify(session: Session, key: bytes | None = None) -> VerifyResult:
 
     Detects a changed event (its hash no longer matches), a deleted event (a gap in the
     sequence, or a broken link), reordered events (broken links) and a truncated tail
-    (the head records a later event than the log holds).
+    (the head records a later event than the log holds). An event redacted by
+    :func:`redact` verifies through the witness a later ``audit.redacted`` event holds.
+
+    Args:
+        session: any session (read-only is enough).
+        key: the HMAC key, if the chain is keyed.
+
+    Returns:
+        The outcome; ``redacted`` counts the events accepted through a witness.
     """
+    witnesses = _witnesses(session)
     expected_prev = GENESIS_HASH
     expected_seq = 1
     checked = 0
+    redacted = 0
     for ev in iter_events(session):
         if ev.seq != expected_seq:
             return VerifyResult(
@@ -245,9 +274,12 @@ def verify(session: Session, key: bytes | None = None) -> VerifyResult:
             )
         recomputed = event_hash(ev, key)
         if recomputed != ev.hash:
-            return VerifyResult(
-                False, checked, ev.seq, ev.event_id, "content changed: hash does not match"
-            )
+            witness = witnesses.get(ev.seq)
+            if witness is None or witness[0] <= ev.seq or witness[1] != row_witness(ev):
+                return VerifyResult(
+                    False, checked, ev.seq, ev.event_id, "content changed: hash does not match"
+                )
+            redacted += 1
         expected_prev = ev.hash
         expected_seq += 1
         checked += 1
@@ -260,10 +292,135 @@ def verify(session: Session, key: bytes | None = None) -> VerifyResult:
             None,
             f"tail mismatch: the head records event {head.last_seq} but the log ends at "
             f"{checked} (events were removed from the end, or the head was changed)",
+            redacted,
         )
-    return VerifyResult(True, checked)
+    return VerifyResult(True, checked, redacted=redacted)
 
 
 def count(session: Session) -> int:
     """Number of events in the log."""
     return int(session.execute(select(func.count()).select_from(AuditEvent)).scalar_one())
+
+
+def row_witness(event: AuditEvent) -> str:
+    """sha256 of an event row as stored: every field, its ``hash`` and ``prev_hash`` too.
+
+    Args:
+        event: the (redacted) event.
+
+    Returns:
+        The hex digest a redaction records, so that the redacted row stays checkable.
+    """
+    payload = canonical_json(
+        {
+            "seq": event.seq,
+            "event_id": event.event_id,
+            "ts": event.ts.isoformat(timespec="microseconds"),
+            "actor": event.actor,
+            "action": event.action,
+            "target_type": event.target_type,
+            "target_ids": list(event.target_ids),
+            "details": dict(event.details),
+            "prev_hash": event.prev_hash,
+            "hash": event.hash,
+        }
+    ).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()
+
+
+def _witnesses(session: Session) -> dict[int, tuple[int, str]]:
+    """Redacted seq -> (seq of the redaction event, witness); the latest redaction wins."""
+    found: dict[int, tuple[int, str]] = {}
+    for seq, details in session.execute(
+        select(AuditEvent.seq, AuditEvent.details)
+        .where(AuditEvent.action == REDACTION_ACTION)
+        .order_by(AuditEvent.seq)
+    ):
+        entries = details.get("witnesses") if isinstance(details, dict) else None
+        if not isinstance(entries, dict):
+            continue  # a malformed redaction event fails its own hash check
+        for target, witness in entries.items():
+            if isinstance(witness, str) and str(target).isdigit():
+                found[int(target)] = (int(seq), witness)
+    return found
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """New values for the fields of one event; ``None`` keeps a field as it is."""
+
+    actor: str | None = None
+    target_ids: list[str] | None = None
+    details: dict[str, Any] | None = None
+
+
+def redact(
+    session: Session,
+    redactions: dict[int, Redaction],
+    *,
+    actor: str,
+    details: dict[str, Any],
+    key: bytes | None = None,
+) -> list[AuditEvent]:
+    """Rewrite fields of events (an erasure removing personal data) and record witnesses.
+
+    The whole chain is verified first: a redaction never hides an earlier break. Each
+    redacted event keeps its ``hash`` and ``prev_hash``; one ``audit.redacted`` event per
+    1,000 redacted events records their witnesses (see the module docstring).
+
+    Args:
+        session: a write session (the caller's transaction).
+        redactions: seq -> the new field values.
+        actor: who redacts (recorded on the ``audit.redacted`` events).
+        details: ids and counts to record with the redaction (e.g. the erasure request).
+        key: the HMAC key, if the chain is keyed.
+
+    Returns:
+        The ``audit.redacted`` events appended (none when ``redactions`` is empty).
+
+    Raises:
+        AuditChainError: the chain does not verify (nothing is redacted then), or an event
+            to redact does not exist.
+        ValueError: ``details`` carry a forbidden key.
+    """
+    if not redactions:
+        return []
+    session.flush()
+    result = verify(session, key)
+    if not result.ok:
+        raise AuditChainError(
+            f"the audit log does not verify (event {result.first_bad_seq}: {result.reason}); "
+            "events are not redacted until it is repaired"
+        )
+    witnesses: dict[str, str] = {}
+    for seq in sorted(redactions):
+        change = redactions[seq]
+        event = session.execute(
+            select(AuditEvent).where(AuditEvent.seq == seq)
+        ).scalar_one_or_none()
+        if event is None:
+            raise AuditChainError(f"cannot redact audit event {seq}: it does not exist")
+        if change.actor is not None:
+            event.actor = change.actor
+        if change.target_ids is not None:
+            event.target_ids = list(change.target_ids)
+        if change.details is not None:
+            event.details = dict(change.details)
+        witnesses[str(seq)] = row_witness(event)
+    session.flush()
+    appended = []
+    items = list(witnesses.items())
+    for start in range(0, len(items), _WITNESSES_PER_EVENT):
+        chunk = dict(items[start : start + _WITNESSES_PER_EVENT])
+        appended.append(
+            append(
+                session,
+                actor=actor,
+                action=REDACTION_ACTION,
+                target_type="audit_event",
+                target_ids=list(chunk),
+                details={**details, "count": len(chunk), "witnesses": chunk},
+                key=key,
+            )
+        )
+    return appended

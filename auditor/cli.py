@@ -745,6 +745,13 @@ def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
     emit_rows(rows(), fmt, ["seq", "ts", "actor", "action", "target_ids"])
 
 
+# -- erasure and backups (auditor/cli_erasure.py) -----------------------------------------
+
+from auditor.cli_erasure import register_erasure_commands  # noqa: E402 - beside its group
+
+register_erasure_commands(cli)
+
+
 # -- rules, scan, findings, review, eval, guard ------------------------------------------
 
 rules_option = click.option(

@@ -55,6 +55,7 @@ DEFAULT_SCHEDULE: dict[str, str] = {
     "retention_purge": "0 3 * * *",
     "audit_verify": "every 1h",
     "judge_batches": "every 10m",
+    "erasure_queue": "every 5m",
 }
 
 
@@ -195,6 +196,30 @@ class Settings(BaseSettings):
         "sub",
         min_length=1,
         description="The OIDC claim whose value names an auto-provisioned user's subject.",
+    )
+
+    # -- erasure
+    erasure_requires_approval: bool = Field(
+        False,
+        description="An erasure requested by the subject (a user) waits for an officer's "
+        "approval (memaudit erasure approve); officers' requests run at once.",
+    )
+    erasure_vacuum: bool = Field(
+        True,
+        description="After an erasure or a restore, VACUUM so deleted text leaves the free "
+        "pages (SQLite: rebuild the file; PostgreSQL: VACUUM the touched tables).",
+    )
+    erasure_min_value_chars: int = Field(
+        6,
+        ge=3,
+        le=1000,
+        description="Shortest identifying value (a fact, a PII span) an erasure's "
+        "verification searches for; shorter ones match unrelated text.",
+    )
+    erasure_ledger_path: Path | None = Field(
+        None,
+        description="Append-only file of executed erasures (digests and memory ids only) that "
+        "memaudit restore re-applies; default: beside a SQLite store, none for PostgreSQL.",
     )
 
     @field_validator("schedule")

@@ -346,6 +346,13 @@ def job_judge_batches(ctx: JobContext) -> dict[str, Any]:
     return {"enabled": True, **collect(ctx.db, judge, rescan)}
 
 
+def job_erasure_queue(ctx: JobContext) -> dict[str, Any]:
+    """Execute approved erasure requests; empty the judge's verdict cache after erasures."""
+    from auditor.erasure import run_queue
+
+    return run_queue(ctx.db, actor=ACTOR, judge=ctx.judge, should_stop=ctx.stop.is_set)
+
+
 JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
     "incremental_scan": job_incremental_scan,
     "full_scan": job_full_scan,
@@ -353,6 +360,7 @@ JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
     "retention_purge": job_retention_purge,
     "audit_verify": job_audit_verify,
     "judge_batches": job_judge_batches,
+    "erasure_queue": job_erasure_queue,
 }
 _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are looked up by name
 

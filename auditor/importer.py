@@ -9,7 +9,8 @@
 * Statuses: a record's own ``status`` is kept as stated; a record without one is active,
   except that a record another record ``supersedes`` is superseded (re-derived after every
   import). A status set by a memaudit reviewer or action is never overridden by an import.
-* Erased memories (tombstones) are never re-imported.
+* Erased memories (tombstones) are never re-imported, nor are memories about a subject
+  that was erased (a subject tombstone holds its salted digest: see :mod:`auditor.erasure`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 
 from auditor import audit_log
 from auditor.errors import RecordError
+from auditor.hashing import subject_digest
 from auditor.lifecycle import audit_key
 from auditor.records import MemoryRecord, parse_record
 from auditor.sources.base import Source
@@ -255,8 +257,24 @@ class Importer:
                     ).where(Memory.memory_id.in_(ids))
                 )
             }
-            erased = set(
-                session.scalars(select(Tombstone.memory_id).where(Tombstone.memory_id.in_(ids)))
+            erased: set[str] = {
+                mid
+                for mid in session.scalars(
+                    select(Tombstone.memory_id).where(Tombstone.memory_id.in_(ids))
+                )
+                if mid is not None
+            }
+            digests = {
+                subject: subject_digest(subject, self._key)
+                for subject in {p.record.subject for p in pending}
+            }
+            erased_subjects = set(
+                session.scalars(
+                    select(Tombstone.subject_digest).where(
+                        Tombstone.kind == "subject",
+                        Tombstone.subject_digest.in_(set(digests.values())),
+                    )
+                )
             )
             inserts: list[dict[str, Any]] = []
             updates: dict[str, tuple[_Pending, dict[str, Any]]] = {}
@@ -264,6 +282,13 @@ class Importer:
                 mid = p.record.memory_id
                 if mid in erased:
                     errors.append(f"{p.location}: memory {mid} was erased; it is not re-imported")
+                    continue
+                if digests[p.record.subject] in erased_subjects:
+                    erased.add(mid)  # its consents are not imported either
+                    errors.append(
+                        f"{p.location}: memory {mid} is about an erased subject; it is not "
+                        "re-imported"
+                    )
                     continue
                 row = p.record.to_row(self.settings, now)
                 row.update(origin=fmt, import_run_id=run_id, external_id=p.external_id)

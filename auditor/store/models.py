@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -312,7 +313,12 @@ class AuditHead(Base):
 
 
 class ErasureRequest(Base):
-    """A right-to-erasure request and its receipt."""
+    """A right-to-erasure request and its receipt (see :mod:`auditor.erasure`).
+
+    ``subject`` holds the subject id in clear only while the request waits (pending or
+    approved): it is needed to execute it. Executing or rejecting the request clears it;
+    what stays is the salted ``subject_digest``, the decision and the receipt.
+    """
 
     __tablename__ = "erasure_requests"
 
@@ -320,18 +326,30 @@ class ErasureRequest(Base):
     subject_digest: Mapped[str] = mapped_column(String(64), index=True)
     requested_by: Mapped[str] = mapped_column(String(200))
     requested_at: Mapped[datetime] = mapped_column(default=utcnow)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
     executed_at: Mapped[datetime | None]
     receipt: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    subject: Mapped[str | None] = mapped_column(String(256))
+    reason: Mapped[str | None] = mapped_column(Text)
+    #: Requested by the subject (a dashboard user), not by an officer: may need approval.
+    user_initiated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    decided_by: Mapped[str | None] = mapped_column(String(200))
+    decided_at: Mapped[datetime | None]
 
 
 class Tombstone(Base):
-    """What is left of an erased memory: no content, enough to refuse a re-import."""
+    """What is left of an erased memory or subject: no content, enough to refuse a re-import.
+
+    ``kind`` is ``memory`` (an erased or purged memory id) or ``subject`` (an erased subject:
+    ``memory_id`` is empty and ``subject_digest`` names it). Restoring a backup re-applies
+    every subject tombstone.
+    """
 
     __tablename__ = "tombstones"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    memory_id: Mapped[str] = mapped_column(String(128), index=True)
+    kind: Mapped[str] = mapped_column(String(16), default="memory", server_default="memory")
+    memory_id: Mapped[str | None] = mapped_column(String(128), index=True)
     subject_digest: Mapped[str] = mapped_column(String(64), index=True)
     erased_at: Mapped[datetime] = mapped_column(default=utcnow)
     request_id: Mapped[int | None] = mapped_column(

@@ -1,0 +1,293 @@
+"""The erasure and backup commands of ``memaudit`` (registered by :mod:`auditor.cli`).
+
+``erase``, ``verify-erasure``, ``erasure list|request|approve|reject|receipt``, ``backup``
+and ``restore``. Output never carries personal data: subjects appear as digests, and a
+failed verification names the table and column (or file) where something was found,
+never the value. Exit codes follow :mod:`auditor.exitcodes`: 1 when a verification fails.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import click
+
+from auditor.errors import InputError
+from auditor.exitcodes import ExitCode
+
+__all__ = ["register_erasure_commands"]
+
+
+class _Ctx(Protocol):
+    """What the commands need of :class:`auditor.cli.Ctx` (no import cycle)."""
+
+    def db(self, *, require_schema: bool = True) -> Any: ...
+
+
+def _json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True, default=str))
+
+
+def _confirm(yes: bool, question: str) -> None:
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise InputError(f"{question} Pass --yes to confirm (no terminal to ask on)")
+    if not click.confirm(question, default=False, err=True):
+        raise click.exceptions.Abort()
+
+
+def _print_verification(data: dict[str, Any]) -> None:
+    label = f"subject#{data['subject_digest'][:16]}"
+    searched = data["searched"]
+    if data["ok"]:
+        click.echo(
+            f"erasure of {label} verified: nothing found in {searched['tables']} tables "
+            f"({searched['columns']} columns), {searched['files']} files"
+        )
+        return
+    click.echo(f"erasure of {label} NOT verified:")
+    for hit in data["hits"]:
+        click.echo(f"  found in {hit['place']}: {hit['kind']} ({hit['count']})")
+    for place in data["unsearchable"]:
+        click.echo(f"  could not search {place}")
+
+
+_log_option = click.option(
+    "--log",
+    "logs",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A log file to search too (repeatable).",
+)
+
+
+def register_erasure_commands(cli: click.Group) -> None:
+    """Add the erasure and backup commands to the ``memaudit`` group.
+
+    Args:
+        cli: the root command group.
+    """
+    pass_ctx = click.pass_obj
+
+    @cli.command("erase")
+    @click.argument("subject")
+    @click.option("--by", "actor", required=True, help="The officer responsible (audit log).")
+    @click.option("--reason", default=None, help="Why (kept; no personal data please).")
+    @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+    @_log_option
+    @pass_ctx
+    def erase(
+        c: _Ctx, subject: str, actor: str, reason: str | None, yes: bool, logs: tuple[Path, ...]
+    ) -> None:
+        """Erase every copy of SUBJECT's data now; print the receipt (exit 1: not verified)."""
+        from auditor.erasure import erase_subject
+
+        _confirm(yes, "Erase every memory, consent and finding of this subject for good?")
+        receipt = erase_subject(c.db(), subject, actor=actor, reason=reason, log_paths=logs)
+        _json(receipt.as_dict())
+        if not receipt.ok:
+            sys.exit(ExitCode.CHECK_FAILED)
+
+    @cli.command("verify-erasure")
+    @click.argument("subject")
+    @_log_option
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @pass_ctx
+    def verify_erasure_cmd(c: _Ctx, subject: str, logs: tuple[Path, ...], as_json: bool) -> None:
+        """Prove nothing of SUBJECT remains: every table, index, log (exit 1 if found)."""
+        from auditor.erasure import verify_erasure
+
+        result = verify_erasure(c.db(), subject, log_paths=logs).as_dict()
+        if as_json:
+            _json(result)
+        else:
+            _print_verification(result)
+        if not result["ok"]:
+            sys.exit(ExitCode.CHECK_FAILED)
+
+    @cli.group("erasure")
+    def erasure_group() -> None:
+        """Erasure requests: list, request, approve, reject, receipts."""
+
+    @erasure_group.command("list")
+    @click.option(
+        "--status",
+        default="all",
+        show_default=True,
+        type=click.Choice(["pending", "approved", "rejected", "executed", "all"]),
+    )
+    @click.option(
+        "--show-subject",
+        is_flag=True,
+        help="Show the subject of waiting requests (for the officer deciding them).",
+    )
+    @click.option(
+        "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+    )
+    @pass_ctx
+    def erasure_list(c: _Ctx, status: str, show_subject: bool, fmt: str) -> None:
+        """List erasure requests, newest first."""
+        from auditor.erasure import list_requests
+
+        rows = list_requests(
+            c.db(), None if status == "all" else status, include_subject=show_subject
+        )
+        if fmt == "json":
+            _json(rows)
+            return
+        for r in rows:
+            who = f" {r['subject']}" if show_subject and r.get("subject") else ""
+            verified = "" if r["verified"] is None else f" verified={r['verified']}"
+            click.echo(
+                f"{r['request_id']:>5}  {r['status']:<9} subject#{r['subject_digest'][:16]}{who}"
+                f"  by {r['requested_by']}  {r['requested_at']}{verified}"
+            )
+        if not rows:
+            click.echo("no erasure requests", err=True)
+
+    @erasure_group.command("request")
+    @click.argument("subject")
+    @click.option("--by", "actor", required=True, help="Who asks (an officer or the user).")
+    @click.option(
+        "--user-initiated",
+        is_flag=True,
+        help="The subject asked themselves (waits for approval when configured).",
+    )
+    @click.option("--reason", default=None, help="Why (kept; no personal data please).")
+    @pass_ctx
+    def erasure_request(
+        c: _Ctx, subject: str, actor: str, user_initiated: bool, reason: str | None
+    ) -> None:
+        """Record an erasure request (executed now unless it must wait for approval)."""
+        from auditor.erasure import get_receipt, list_requests, request_erasure
+
+        db = c.db()
+        request_id = request_erasure(
+            db, subject, requested_by=actor, reason=reason, user_initiated=user_initiated
+        )
+        status = next(r["status"] for r in list_requests(db) if r["request_id"] == request_id)
+        if status == "executed":
+            receipt = get_receipt(db, request_id)
+            _json(receipt)
+            if not (receipt["verification"]["ok"] and receipt["audit_chain"]["ok"]):
+                sys.exit(ExitCode.CHECK_FAILED)
+            return
+        click.echo(f"erasure request {request_id}: {status} (an officer approves it)")
+
+    @erasure_group.command("approve")
+    @click.argument("request_id", type=int)
+    @click.option("--by", "actor", required=True, help="The approving officer.")
+    @click.option("--now", "execute", is_flag=True, help="Execute now, not by the daemon.")
+    @_log_option
+    @pass_ctx
+    def erasure_approve(
+        c: _Ctx, request_id: int, actor: str, execute: bool, logs: tuple[Path, ...]
+    ) -> None:
+        """Approve a pending request (the daemon's erasure_queue job executes it)."""
+        from auditor.erasure import approve_erasure
+
+        receipt = approve_erasure(c.db(), request_id, actor=actor, execute=execute, log_paths=logs)
+        if receipt is None:
+            click.echo(f"erasure request {request_id}: approved")
+            return
+        _json(receipt.as_dict())
+        if not receipt.ok:
+            sys.exit(ExitCode.CHECK_FAILED)
+
+    @erasure_group.command("reject")
+    @click.argument("request_id", type=int)
+    @click.option("--by", "actor", required=True, help="The officer.")
+    @click.option("--reason", default=None, help="Why (kept; no personal data please).")
+    @pass_ctx
+    def erasure_reject(c: _Ctx, request_id: int, actor: str, reason: str | None) -> None:
+        """Reject a waiting request (its subject id is cleared from the store)."""
+        from auditor.erasure import reject_erasure
+
+        reject_erasure(c.db(), request_id, actor=actor, reason=reason)
+        click.echo(f"erasure request {request_id}: rejected")
+
+    @erasure_group.command("receipt")
+    @click.argument("request_id", type=int)
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the receipt to FILE (a download).",
+    )
+    @pass_ctx
+    def erasure_receipt(c: _Ctx, request_id: int, output: Path | None) -> None:
+        """Print (or save) the receipt of a request, and check its hash."""
+        from auditor.erasure import get_receipt, verify_receipt
+
+        receipt = get_receipt(c.db(), request_id)
+        if not verify_receipt(receipt):
+            raise InputError(
+                f"erasure request {request_id}: the stored receipt does not match its hash"
+            )
+        if output is None:
+            _json(receipt)
+            return
+        output.write_text(
+            json.dumps(receipt, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        click.echo(f"wrote the receipt of erasure request {request_id} to {output}", err=True)
+
+    @cli.command("backup")
+    @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["auto", "sqlite", "jsonl"]),
+        default="auto",
+        show_default=True,
+        help="auto: a SQLite file for SQLite, JSONL for PostgreSQL (.gz: compressed).",
+    )
+    @click.option("--force", is_flag=True, help="Replace an existing file.")
+    @click.option("--by", "actor", default="memaudit", show_default=True, help="Audit actor.")
+    @pass_ctx
+    def backup_cmd(c: _Ctx, path: Path, fmt: str, force: bool, actor: str) -> None:
+        """Write a consistent backup of the store to PATH (it holds personal data: 0600)."""
+        from auditor.backup import backup
+
+        info = backup(c.db(), path, fmt=fmt, overwrite=force, actor=actor)
+        _json(info.as_dict())
+
+    @cli.command("restore")
+    @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+    @click.option("--by", "actor", required=True, help="Who restores (audit log).")
+    @click.option(
+        "--ledger",
+        "ledgers",
+        multiple=True,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="An erasure ledger file to re-apply too (repeatable).",
+    )
+    @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+    @pass_ctx
+    def restore_cmd(c: _Ctx, path: Path, actor: str, ledgers: tuple[Path, ...], yes: bool) -> None:
+        """Replace the store by a backup, then re-apply every erasure made since."""
+        from auditor.backup import restore
+
+        _confirm(yes, "Replace the whole store by this backup?")
+        report = restore(c.db(require_schema=False), path, actor=actor, ledgers=ledgers)
+        _json(report.as_dict())
+        if not report.ok:
+            sys.exit(ExitCode.CHECK_FAILED)
+
+    del (
+        erase,
+        verify_erasure_cmd,
+        erasure_list,
+        erasure_request,
+        erasure_approve,
+        erasure_reject,
+        erasure_receipt,
+        backup_cmd,
+        restore_cmd,
+    )
