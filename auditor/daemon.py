@@ -70,8 +70,14 @@ log = structlog.get_logger(__name__)
 
 ACTOR = "memaudit-daemon"
 JOBSTORE_TABLE = "scheduler_jobs"
-#: The advisory lock key: a stable 63-bit number derived from a name.
-LEADER_KEY = int.from_bytes(hashlib.sha256(b"memaudit-scheduler").digest()[:8], "big") >> 1
+def leader_key(schema: str) -> int:
+    """The advisory lock key: a stable 63-bit number from a name and the store's schema.
+
+    Advisory locks are per database, not per schema: two memaudit stores in two schemas
+    of one database must not share a leader.
+    """
+    raw = f"memaudit-scheduler:{schema}".encode()
+    return int.from_bytes(hashlib.sha256(raw).digest()[:8], "big") >> 1
 
 
 # -- metrics --------------------------------------------------------------------------------
@@ -445,6 +451,7 @@ class Leadership:
         self.db = db
         self._conn: Connection | None = None
         self._fd: int | None = None
+        self._key = 0
         if db.dialect == "sqlite":
             database = db.url.database or "memaudit.db"
             self.lock_path = Path(f"{database}.leader.lock").resolve()
@@ -471,8 +478,9 @@ class Leadership:
             return True
         conn = self.db.engine.connect()
         try:
+            self._key = leader_key(str(conn.execute(text("SELECT current_schema()")).scalar()))
             got = bool(
-                conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": LEADER_KEY}).scalar()
+                conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": self._key}).scalar()
             )
             conn.commit()
         except Exception:
@@ -504,7 +512,7 @@ class Leadership:
             self._fd = None
         if self._conn is not None:
             try:
-                self._conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LEADER_KEY})
+                self._conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": self._key})
                 self._conn.commit()
             except Exception:  # noqa: BLE001 - closing the session releases it anyway
                 pass

@@ -156,6 +156,41 @@ def test_leader_lock_is_exclusive(db_url: str) -> None:
         b.dispose()
 
 
+@pytest.mark.pg
+def test_two_stores_in_two_schemas_have_a_leader_each(pg_admin_url: str) -> None:
+    import uuid
+
+    from sqlalchemy import create_engine, make_url, text
+
+    base = make_url(pg_admin_url).set(drivername="postgresql+psycopg")
+    schemas = [f"t_{uuid.uuid4().hex[:16]}" for _ in range(2)]
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        for schema in schemas:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    stores = [
+        Database(
+            load_settings(
+                database_url=base.update_query_dict(
+                    {"options": f"-csearch_path={schema}"}
+                ).render_as_string(hide_password=False)
+            )
+        )
+        for schema in schemas
+    ]
+    leaders = [Leadership(db) for db in stores]
+    try:
+        assert all(leader.try_acquire() for leader in leaders)  # one database, two leaders
+    finally:
+        for leader, db in zip(leaders, stores, strict=True):
+            leader.release()
+            db.dispose()
+        with admin.begin() as conn:
+            for schema in schemas:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
 def _get(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=5) as resp:
