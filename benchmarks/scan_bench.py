@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/scan_bench.py --memories 1000000 --replicas 1,2
+    .venv/bin/python benchmarks/scan_bench.py --memories 1000000 --replicas 0,1,2
     .venv/bin/python benchmarks/scan_bench.py --memories 100000 --database sqlite
 
 PostgreSQL (``MEMAUDIT_BENCH_PG_URL``, default the local test server): for each replica
@@ -10,7 +10,8 @@ count the same synthetic store is imported into a scratch schema of its own, N r
 ``memaudit daemon`` processes are started (schedules off, so they only work shards), and
 this process queues one full scan's shards (``--shards``) and waits for the run, exactly
 as the leader's scan job does. The time is from queuing to the run's completion; peak RSS
-is each replica's high-water mark.
+is each replica's high-water mark. ``0`` replicas means no queue at all: this process scans
+the shards itself (what ``memaudit scan`` does), the baseline for the queue's overhead.
 
 SQLite: one in-process full scan (the daemon scans shards itself there).
 """
@@ -128,11 +129,25 @@ def _replicated_scan(url: str, db: Database, replicas: int, shards: int) -> dict
     }
 
 
+def _inline_scan(db: Database, shards: int) -> dict[str, float]:
+    t0 = time.perf_counter()
+    summary = Scanner(db, load_pack()).run(full=True, shards=shards)
+    return {
+        "seconds": time.perf_counter() - t0,
+        "memories": summary.memories_scanned,
+        "findings": summary.findings_new,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "ok": float(summary.complete),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--database", choices=["postgresql", "sqlite"], default="postgresql")
-    parser.add_argument("--replicas", default="1,2", help="replica counts to compare")
+    parser.add_argument(
+        "--replicas", default="0,1,2", help="replica counts to compare (0: in-process)"
+    )
     parser.add_argument("--shards", type=int, default=8)
     args = parser.parse_args()
     configure_logging("warning", "console")
@@ -163,14 +178,18 @@ def main() -> None:
                 url_text = url.render_as_string(hide_password=False)
                 try:
                     db, imported = _import(url_text, corpus)
-                    r = _replicated_scan(url_text, db, replicas, args.shards)
+                    if replicas == 0:
+                        r = _inline_scan(db, args.shards)
+                    else:
+                        r = _replicated_scan(url_text, db, replicas, args.shards)
                     db.dispose()
                 finally:
                     with admin.begin() as conn:
                         conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
                 results.append((replicas, imported, r))
+                who = f"{replicas} replica(s)" if replicas else "in-process, no queue"
                 print(
-                    f"postgresql, {replicas} replica(s), {args.shards} shards: "
+                    f"postgresql, {who}, {args.shards} shards: "
                     f"{args.memories:,} memories imported in {imported:.0f}s; full scan "
                     f"{r['seconds']:.0f}s = {r['memories'] / r['seconds']:,.0f} memories/s, "
                     f"{r['findings']:,.0f} findings, peak RSS per replica "
@@ -180,9 +199,12 @@ def main() -> None:
         finally:
             admin.dispose()
         if len(results) > 1:
-            first = results[0][2]["seconds"]
-            for replicas, _imported, r in results[1:]:
-                print(f"speed-up {replicas} vs {results[0][0]}: {first / r['seconds']:.2f}x")
+            base = next((r for n, _i, r in results if n == 1), results[0][2])
+            for replicas, _imported, r in results:
+                if replicas > 1:
+                    print(
+                        f"speed-up {replicas} replicas vs 1: {base['seconds'] / r['seconds']:.2f}x"
+                    )
 
 
 if __name__ == "__main__":
