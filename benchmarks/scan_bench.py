@@ -70,6 +70,31 @@ def _peak_rss_mib(pid: int) -> float:
     return 0.0
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of some processes (from /proc; gone ones count 0)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def _postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip().startswith("postgres"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
 def _import(url: str, corpus: Path) -> tuple[Database, float]:
     db = Database(load_settings(database_url=url))
     db.upgrade()
@@ -107,11 +132,16 @@ def _replicated_scan(url: str, db: Database, replicas: int, shards: int) -> dict
             time.sleep(0.5)
         scanner = Scanner(db, load_pack())
         queue = ShardQueue(db)
+        pg_pids = _postgres_pids()
+        cpu0 = (_cpu_seconds([p.pid for p in procs]), _cpu_seconds(pg_pids))
         t0 = time.perf_counter()
         run_id = scanner.start(full=True, shards=shards, dispatch=DISPATCH_QUEUE)
         queue.defer(run_id, range(shards))
         status = queue.wait(run_id, lambda: False, poll=0.5)
         took = time.perf_counter() - t0
+        replica_cpu = _cpu_seconds([p.pid for p in procs]) - cpu0[0]
+        # backends started during the scan count too (new pids since the start)
+        pg_cpu = _cpu_seconds(sorted(set(_postgres_pids()))) - cpu0[1]
         queue.close()
         summary = scanner.summary(run_id)
         peaks = [_peak_rss_mib(p.pid) for p in procs]
@@ -126,6 +156,8 @@ def _replicated_scan(url: str, db: Database, replicas: int, shards: int) -> dict
         "findings": summary.findings_new,
         "peak_rss_mib": max(peaks),
         "ok": float(status == "completed"),
+        "replica_cpu_s": replica_cpu,
+        "postgres_cpu_s": pg_cpu,
     }
 
 
@@ -193,7 +225,15 @@ def main() -> None:
                     f"{args.memories:,} memories imported in {imported:.0f}s; full scan "
                     f"{r['seconds']:.0f}s = {r['memories'] / r['seconds']:,.0f} memories/s, "
                     f"{r['findings']:,.0f} findings, peak RSS per replica "
-                    f"{r['peak_rss_mib']:.0f} MiB, completed={bool(r['ok'])}",
+                    f"{r['peak_rss_mib']:.0f} MiB, completed={bool(r['ok'])}"
+                    + (
+                        f"; CPU during the scan: replicas {r['replica_cpu_s']:.0f}s, "
+                        f"PostgreSQL {r['postgres_cpu_s']:.0f}s "
+                        f"({(r['replica_cpu_s'] + r['postgres_cpu_s']) / r['seconds']:.2f} "
+                        f"of {os.cpu_count()} cores busy)"
+                        if "replica_cpu_s" in r
+                        else ""
+                    ),
                     flush=True,
                 )
         finally:

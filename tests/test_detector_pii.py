@@ -353,3 +353,29 @@ def test_indexed_context_enhancer_finds_presidio_token() -> None:
             text[start:], start, tokens, indices
         )
         assert got == expected, start
+
+
+def test_presidio_and_spacy_do_not_load_pytorch() -> None:
+    """With torch installed (the mem0 extra), the PII detector must not drag it into every
+    process (~400 MB), and must not make a later real import of it fail."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, importlib.util\n"
+        "import auditor.detectors.pii\n"
+        "from auditor.rules import load_pack\n"
+        "from auditor.engine import Engine\n"
+        "Engine(load_pack().active())\n"
+        "assert 'torch' not in sys.modules and 'transformers' not in sys.modules\n"
+        "if importlib.util.find_spec('torch') is not None:\n"
+        "    import torch\n"
+        "    if importlib.util.find_spec('transformers') is not None:\n"
+        "        import transformers\n"
+        "        assert transformers.is_torch_available()\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

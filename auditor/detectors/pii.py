@@ -53,17 +53,47 @@ Params:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import logging
 import os
 import re
+import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
-import spacy  # noqa: E402 - after the environment default above
+
+_HIDDEN = ("torch", "transformers")
+
+
+@contextlib.contextmanager
+def _torch_hidden() -> Iterator[None]:
+    """Hide PyTorch and Transformers while spaCy and Presidio are first imported.
+
+    thinc (under spaCy) and Presidio probe ``import torch`` / ``import transformers`` at
+    import time; with them installed (the optional mem0 extra brings them) every memaudit
+    process would load PyTorch, about 400 MB, for nothing: the pipelines here never use it.
+    Hidden, they see neither and stay on the CPU code paths. The sentinels are removed
+    afterwards, so a later import (the mem0 connector's embedder) loads the real modules;
+    none of them was imported during the window, so none caches "torch missing".
+    """
+    hidden = [name for name in _HIDDEN if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment] # import -> ImportError
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+
+
+with _torch_hidden():
+    import presidio_analyzer.nlp_engine  # noqa: F401
+    import spacy
 import tldextract  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
     AnalyzerEngine,
