@@ -30,6 +30,7 @@ from rich.progress import (
 from rich.table import Table
 
 from auditor import __version__, audit_log
+from auditor.cli_dashboard import dashboard as dashboard_command
 from auditor.cli_users import users as users_group
 from auditor.config import Settings, load_settings
 from auditor.errors import DanglingLinkError, InputError, MemauditError, NotFoundError
@@ -663,6 +664,7 @@ _transition_command("restore", "restored", "Undo a soft delete, quarantine or ex
 # -- accounts (auditor/cli_users.py) ---------------------------------------------------
 
 cli.add_command(users_group)
+cli.add_command(dashboard_command)
 
 
 # -- export / audit log ----------------------------------------------------------------

@@ -330,6 +330,10 @@ def request_erasure(
     requested_by = _require(requested_by, "a requester (--by WHO)")
     settings = db.settings
     digest = _digest(settings, subject)
+    if user_initiated:
+        # the requester is the subject: their account name is identifying data that the
+        # erasure removes, so it is never written (request, receipt, audit log)
+        requested_by = subject_label(digest)
     waits = user_initiated and settings.erasure_requires_approval
     now = utcnow()
     with db.write() as session:
@@ -406,7 +410,17 @@ def approve_erasure(
                 f"erasure request {request_id} is {req.status}; only a pending request can be "
                 "approved"
             )
-        if actor == req.requested_by:
+        subject_account = (
+            req.user_initiated
+            and req.subject is not None
+            and session.scalar(
+                select(Principal.id).where(
+                    Principal.username == actor, Principal.subject == req.subject
+                )
+            )
+            is not None
+        )
+        if actor == req.requested_by or subject_account:
             raise InputError(
                 f"erasure request {request_id}: its requester cannot approve it; another "
                 "officer must"

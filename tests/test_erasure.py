@@ -451,6 +451,7 @@ def _with_approval(db: Database) -> Database:
 def test_user_request_waits_for_an_officer(db: Database, seeded: dict[str, Any]) -> None:
     strict = _with_approval(db)
     try:
+        # alice.wonder is alice's dashboard account (seeded): identifying, and no approver
         rid = erasure.request_erasure(
             strict, ALICE, requested_by="alice.wonder", user_initiated=True, reason="please"
         )
@@ -471,6 +472,7 @@ def test_user_request_waits_for_an_officer(db: Database, seeded: dict[str, Any])
         assert receipt["requested_by"].startswith("subject#")  # the user's name is gone too
         assert receipt["verification"]["ok"] and erasure.verify_receipt(receipt)
         assert search_everything(strict, ALICE_NEEDLES) == []
+        assert search_everything(strict, ["alice.wonder"]) == []  # nor her account name
         # an officer's request does not wait
         officer_rid = erasure.request_erasure(strict, BOB, requested_by="officer")
         assert erasure.get_receipt(strict, officer_rid)["status"] == "executed"

@@ -1,0 +1,80 @@
+"""memaudit dashboard: the entry point (``memaudit dashboard``).
+
+Sign-in first; then ``st.navigation`` offers only the pages of the signed-in role. Hiding
+pages is not the protection: every page passes the actor to the access-checked services
+of :mod:`auditor.access` / :mod:`auditor.access_erasure`, which refuse and record
+(``access.denied``) whatever ids arrive through the URL or widgets.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+if str(_HERE) not in sys.path:  # `streamlit run` adds it; AppTest and others may not
+    sys.path.insert(0, str(_HERE))
+
+import streamlit as st  # noqa: E402 - after the path fix above
+import ui  # noqa: E402
+
+from auditor import access  # noqa: E402
+from auditor.accounts import Actor  # noqa: E402
+
+
+def _page(name: str, title: str, icon: str, *, default: bool = False) -> st.Page:
+    return st.Page(f"views/{name}.py", title=title, icon=icon, url_path=name, default=default)
+
+
+def _pages(actor: Actor | None) -> dict[str, list[st.Page]]:
+    """The pages a role is offered, grouped (sections in the sidebar)."""
+    if actor is None:
+        return {"": [_page("sign_in", "Sign in", ":material/login:", default=True)]}
+    me = [
+        _page("account", "My account", ":material/manage_accounts:"),
+        _page("sign_out", "Sign out", ":material/logout:"),
+    ]
+    if actor.role == "user":
+        return {
+            "My data": [
+                _page("my_memories", "My memories", ":material/psychology:", default=True),
+                _page("my_data", "Download or erase", ":material/download:"),
+            ],
+            "Account": me,
+        }
+    groups = {
+        "Review": [
+            _page("overview", "Overview", ":material/insights:", default=True),
+            _page("review_queue", "Review queue", ":material/fact_check:"),
+            _page("memory_explorer", "Memory explorer", ":material/search:"),
+        ],
+        "Governance": [
+            _page("audit_log", "Audit log", ":material/receipt_long:"),
+            _page("rules", "Rules", ":material/rule:"),
+            _page("erasure_requests", "Erasure requests", ":material/delete_forever:"),
+        ],
+    }
+    if actor.role == "admin":
+        groups["Admin"] = [_page("accounts", "Accounts", ":material/group:")]
+    groups["Account"] = me
+    return groups
+
+
+st.set_page_config(page_title="memaudit", page_icon=":material/policy:", layout="wide")
+db = ui.store()
+ui.oidc_sign_in(db)
+actor = ui.current_actor()
+
+if actor is not None and not actor.is_officer and "finding" in st.query_params:
+    # A finding link opened in a user's session: the service decides (and records the
+    # refusal); the parameter is dropped so the attempt is recorded once.
+    finding_id = st.query_params["finding"]
+    del st.query_params["finding"]
+    ui.call(access.finding_detail, db, actor, finding_id)
+
+nav = st.navigation(_pages(actor), position="sidebar")
+with st.sidebar:
+    if actor is not None:
+        st.caption(f"Signed in as **{ui.esc(actor.username)}** ({ui.esc(actor.role)})")
+    st.caption("memaudit: memory governance and audit")
+nav.run()

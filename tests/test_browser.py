@@ -1,0 +1,288 @@
+"""The dashboard in a real browser: an officer resolves a finding, a user erases their data.
+
+``memaudit dashboard`` runs as a subprocess on a free port against a scratch SQLite store
+(the demo store, scanned, with the demo accounts), and Debian's Chromium drives it through
+Playwright. A screenshot of each page is kept in ``tests/artifacts/screenshots/``.
+
+Chromium missing fails the test; only ``MEMAUDIT_SKIP_BROWSER=1`` skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect, sync_playwright
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+
+from auditor.cli_dashboard import DEMO_SUBJECT
+from auditor.erasure import verify_receipt
+from auditor.store.models import AuditEvent, Finding, Memory
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "tests" / "artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+# Read at import: the suite's autouse fixture clears MEMAUDIT_* variables for each test.
+SKIP = os.environ.get("MEMAUDIT_SKIP_BROWSER") == "1"
+OFFICER_PW = "officer password for the browser test"
+USER_PW = "user password for the browser test"
+OTHER_SUBJECT = "user:olivia.w"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _memaudit(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "auditor", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@dataclass
+class Server:
+    url: str
+    db_url: str
+    env: dict[str, str]
+    log: Path
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    if SKIP:
+        pytest.skip("MEMAUDIT_SKIP_BROWSER=1: the browser test was switched off explicitly")
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium (make setup does it), or set "
+            "MEMAUDIT_SKIP_BROWSER=1 to skip the browser test explicitly"
+        )
+    db_url = f"sqlite:///{tmp_path / 'browser.db'}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMAUDIT_")}
+    env |= {
+        "MEMAUDIT_DATABASE_URL": db_url,
+        "MEMAUDIT_DEMO_OFFICER_PASSWORD": OFFICER_PW,
+        "MEMAUDIT_DEMO_USER_PASSWORD": USER_PW,
+        "MEMAUDIT_LOG_FORMAT": "json",
+    }
+    for args in (("init", "--demo"), ("scan", "--full")):
+        done = _memaudit(env, *args)
+        assert done.returncode == 0, done.stderr[-2000:]
+    port = _free_port()
+    log = tmp_path / "dashboard.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "auditor", "dashboard", "--port", str(port), "--demo-accounts"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the dashboard did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield Server(url, db_url, env, log)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _wait_idle(page: Page) -> None:
+    """Wait until Streamlit finished running the script (no 'Running...' indicator)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+    )
+
+
+def _nav(page: Page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    _wait_idle(page)
+
+
+def _sign_in(page: Page, url: str, username: str, password: str) -> None:
+    page.goto(url)
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text(f"Signed in as {username}").wait_for(timeout=30_000)
+    _wait_idle(page)
+
+
+def _select(page: Page, scope: Locator, label: str, option: str) -> None:
+    """Pick an option of the Streamlit selectbox labelled ``label`` inside ``scope``:
+    type to filter, then take the option that starts with ``option``."""
+    box = scope.get_by_role("combobox", name=label)
+    box.click()
+    box.press_sequentially(option)
+    page.get_by_role("option", name=re.compile("^" + re.escape(option))).first.click()
+    assert box.input_value().startswith(option)
+
+
+def _session(db_url: str) -> Session:
+    return Session(create_engine(db_url))
+
+
+def test_officer_and_user_in_a_real_browser(server: Server) -> None:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox"] if os.geteuid() == 0 else [],
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1500})
+            page = context.new_page()
+
+            # -- signed out: the sign-in page only
+            page.goto(server.url)
+            expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
+            expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)
+            _shot(page, "01-sign-in")
+
+            # -- the officer: overview, then the oldest untriaged finding, resolved
+            _sign_in(page, server.url, "demo-officer", OFFICER_PW)
+            expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+            nav = page.get_by_test_id("stSidebarNav")
+            expect(nav.get_by_text("My memories")).to_have_count(0)
+            _shot(page, "02-officer-overview")
+            finding_id = page.get_by_text(re.compile(r"^fnd_\w+")).first.inner_text().split()[0]
+            page.get_by_text("Open it in the review queue").click()
+            _wait_idle(page)
+            expect(page.get_by_role("heading", name="Finding detail")).to_be_visible()
+            expect(page.get_by_text("Why it was flagged")).to_be_visible()
+            expect(page.get_by_test_id("stGraphVizChart").first).to_be_visible()
+            page.get_by_role("heading", name="Finding detail").scroll_into_view_if_needed()
+            _shot(page, "03-officer-review-queue-detail")
+            detail_form = page.get_by_test_id("stForm").filter(has_text="Apply to 1 finding")
+            _select(page, detail_form, "Action", "resolve")
+            detail_form.get_by_label(re.compile("^Reason")).fill("checked with the user")
+            detail_form.get_by_role("button", name="Apply to 1 finding").click()
+            expect(page.get_by_text("resolve: 1 done")).to_be_visible(timeout=30_000)
+            page.get_by_text("resolve: 1 done").scroll_into_view_if_needed()
+            _shot(page, "04-officer-finding-resolved")
+            with _session(server.db_url) as s:
+                finding = s.get(Finding, finding_id)
+                assert finding is not None and finding.status == "resolved"
+                assert finding.resolved_by == "demo-officer"
+
+            _nav(page, "Memory explorer")
+            page.get_by_label(re.compile("^Subject")).fill(OTHER_SUBJECT)
+            page.get_by_role("button", name="Search").click()
+            _wait_idle(page)
+            expect(page.get_by_text("Matching")).to_be_visible()
+            _shot(page, "05-officer-memory-explorer")
+            _nav(page, "Audit log")
+            page.get_by_role("button", name="Verify the whole chain").click()
+            expect(page.get_by_text(re.compile("The chain verifies"))).to_be_visible(timeout=30_000)
+            _shot(page, "06-officer-audit-log")
+            _nav(page, "Rules")
+            _shot(page, "07-officer-rules")
+            _nav(page, "Erasure requests")
+            _shot(page, "08-officer-erasure-requests")
+            _nav(page, "My account")
+            _shot(page, "09-my-account")
+            _nav(page, "Sign out")
+            expect(page.get_by_text("You are signed out.")).to_be_visible()
+
+            # -- the user: their memories only; another subject's memory is refused
+            _sign_in(page, server.url, "demo-user", USER_PW)
+            expect(page.get_by_role("heading", name="My memories")).to_be_visible()
+            nav = page.get_by_test_id("stSidebarNav")
+            for officer_page in ("Review queue", "Overview", "Audit log", "Erasure requests"):
+                expect(nav.get_by_text(officer_page, exact=True)).to_have_count(0)
+            _shot(page, "10-user-my-memories")
+            with _session(server.db_url) as s:
+                other = s.scalars(
+                    select(Memory).where(Memory.subject == OTHER_SUBJECT).limit(1)
+                ).one()
+                other_id, other_fact = other.memory_id, other.fact
+            page.get_by_role("textbox", name="Memory id").fill(other_id)
+            page.get_by_role("textbox", name="Memory id").press("Enter")
+            expect(page.get_by_text(re.compile("Access denied")).first).to_be_visible(
+                timeout=30_000
+            )
+            expect(page.get_by_text(other_fact, exact=True)).to_have_count(0)
+            _shot(page, "11-user-denied-other-subject")
+            with _session(server.db_url) as s:
+                denied = s.scalars(
+                    select(AuditEvent).where(AuditEvent.action == "access.denied")
+                ).all()
+            assert [(e.actor, e.target_ids) for e in denied] == [("demo-user", [other_id])]
+            # The officers' pages are not served to this session, whatever the URL says.
+            page.goto(f"{server.url}/review_queue")
+            expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
+            _sign_in(page, server.url, "demo-user", USER_PW)
+
+            # -- download everything, then erase everything and keep the receipt
+            _nav(page, "Download or erase")
+            page.get_by_role("button", name="Prepare my data").click()
+            _wait_idle(page)
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Download my data (JSON)").click()
+            data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+            assert {m["subject"] for m in data["memories"]} == {DEMO_SUBJECT}
+            _shot(page, "12-user-download-or-erase")
+            page.get_by_text("I understand that this cannot be undone").click()
+            page.get_by_label("Type ERASE to confirm").fill("ERASE")
+            page.get_by_role("button", name="Erase everything").click()
+            expect(page.get_by_text(re.compile("Your data was erased"))).to_be_visible(
+                timeout=120_000
+            )
+            _shot(page, "13-user-erased-receipt")
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Download erasure receipt (JSON)").click()
+            receipt_text = Path(download.value.path()).read_text(encoding="utf-8")
+            receipt = json.loads(receipt_text)
+            assert verify_receipt(receipt)
+            assert receipt["status"] == "executed" and receipt["user_initiated"] is True
+            assert receipt["verification"]["ok"] is True, receipt["verification"]
+            assert receipt["audit_chain"]["ok"]
+            assert DEMO_SUBJECT not in receipt_text and "sam.okafor" not in receipt_text
+        finally:
+            browser.close()
+
+    # -- afterwards: nothing of the subject is left anywhere memaudit can search
+    verify = _memaudit(server.env, "verify-erasure", DEMO_SUBJECT)
+    assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
+    with _session(server.db_url) as s:
+        assert s.scalars(select(Memory).where(Memory.subject == DEMO_SUBJECT)).first() is None
+    assert "sam.okafor" not in server.log.read_text(encoding="utf-8")
