@@ -16,7 +16,10 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "memaudit needs Python >= 3.11; set PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@# torch first, pinned to the CPU build on this machine's disk: the mem0 extra's
+	@# sentence-transformers would otherwise pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev,sources,mem0]'
 	@# The browser test drives Debian's chromium (never `playwright install`).
 	@if [ ! -x /usr/bin/chromium ] && [ "$${MEMAUDIT_SKIP_BROWSER:-}" != 1 ]; then \
 	  echo "installing Debian's chromium for the browser test"; \

@@ -754,6 +754,13 @@ from auditor.cli_erasure import register_erasure_commands  # noqa: E402 - beside
 register_erasure_commands(cli)
 
 
+# -- live sources (auditor/cli_sources.py) -----------------------------------------------
+
+from auditor.cli_sources import register_sources_commands  # noqa: E402 - beside its group
+
+register_sources_commands(cli)
+
+
 # -- rules, scan, findings, review, eval, guard ------------------------------------------
 
 rules_option = click.option(

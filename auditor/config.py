@@ -56,6 +56,7 @@ DEFAULT_SCHEDULE: dict[str, str] = {
     "audit_verify": "every 1h",
     "judge_batches": "every 10m",
     "erasure_queue": "every 5m",
+    "source_sync": "every 1m",
 }
 
 
@@ -220,6 +221,27 @@ class Settings(BaseSettings):
         None,
         description="Append-only file of executed erasures (digests and memory ids only) that "
         "memaudit restore re-applies; default: beside a SQLite store, none for PostgreSQL.",
+    )
+
+    # -- live sources (auditor.sync)
+    sources: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Live sources declared in the TOML file as [sources.NAME] tables (kind, "
+        "options, mapping, schedule, write_back, enabled); secrets only as ${ENV} or "
+        "${secret:NAME}. See docs/sources.md.",
+    )
+    source_full_sync_hours: float = Field(
+        24.0,
+        ge=0,
+        description="A source whose connector cannot list its ids gets a full pull (which "
+        "detects deletions) when its last one is older than this (0: every sync is full).",
+    )
+    source_action_max_attempts: int = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="Tries of a write-back action (quarantine, restore, erase in a source) "
+        "before it is marked failed.",
     )
 
     @field_validator("schedule")

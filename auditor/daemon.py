@@ -1,8 +1,9 @@
 """The daemon: scheduled audits, one scheduler among many replicas, health and metrics.
 
 * Jobs (``auditor.config.DEFAULT_SCHEDULE``): incremental scan, full scan, expiry sweep,
-  retention purge of soft-deleted memories, audit-log verification. Each has a crontab or
-  interval schedule from the settings; ``memaudit daemon --once JOB`` runs one job now.
+  retention purge of soft-deleted memories, audit-log verification, live-source sync
+  (``auditor.sync``). Each has a crontab or interval schedule from the settings;
+  ``memaudit daemon --once JOB`` runs one job now.
 * Exactly one scheduler: every replica may start, but only the holder of the leader lock
   schedules (PostgreSQL: a session advisory lock on a dedicated connection; SQLite: an
   exclusive ``flock`` on a lock file beside the database). A standby retries every
@@ -70,6 +71,8 @@ log = structlog.get_logger(__name__)
 
 ACTOR = "memaudit-daemon"
 JOBSTORE_TABLE = "scheduler_jobs"
+
+
 def leader_key(schema: str) -> int:
     """The advisory lock key: a stable 63-bit number from a name and the store's schema.
 
@@ -359,6 +362,14 @@ def job_erasure_queue(ctx: JobContext) -> dict[str, Any]:
     return run_queue(ctx.db, actor=ACTOR, judge=ctx.judge, should_stop=ctx.stop.is_set)
 
 
+def job_source_sync(ctx: JobContext) -> dict[str, Any]:
+    """Sync every enabled live source whose own schedule is due, then carry pending
+    write-back actions (quarantine, restore, erasure) into the sources (auditor.sync)."""
+    from auditor.sync import sync_due
+
+    return sync_due(ctx.db, should_stop=ctx.stop.is_set)
+
+
 JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
     "incremental_scan": job_incremental_scan,
     "full_scan": job_full_scan,
@@ -367,6 +378,7 @@ JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {
     "audit_verify": job_audit_verify,
     "judge_batches": job_judge_batches,
     "erasure_queue": job_erasure_queue,
+    "source_sync": job_source_sync,
 }
 _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are looked up by name
 

@@ -66,7 +66,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from auditor import audit_log
+from auditor import audit_log, source_actions
 from auditor._erasure_search import (
     REDACTED,
     Hit,
@@ -156,6 +156,7 @@ _FREE_TEXT: tuple[tuple[str, str], ...] = (
     ("erasure_requests", "requested_by"),
     ("erasure_requests", "reason"),
     ("erasure_requests", "decided_by"),
+    ("source_actions", "error"),
 )
 
 
@@ -259,8 +260,14 @@ class Receipt:
 
     @property
     def ok(self) -> bool:
-        """Whether verification found nothing and the audit chain verifies."""
-        return bool(self.data["verification"]["ok"] and self.data["audit_chain"]["ok"])
+        """Whether verification found nothing, the audit chain verifies, and every live
+        source the erasure was carried into verified it (``sources``)."""
+        sources = self.data.get("sources") or {}
+        return bool(
+            self.data["verification"]["ok"]
+            and self.data["audit_chain"]["ok"]
+            and all(s.get("verified") for s in sources.values())
+        )
 
     @property
     def sha256(self) -> str:
@@ -1299,6 +1306,15 @@ def erase_subject(
             actor=actor,
             matcher=matcher,
         )
+        # live sources with write-back: queued here (same transaction), carried below
+        source_rows = source_actions.queue_erasure(
+            session,
+            settings,
+            subject,
+            digest=digest,
+            request_id=request_id,
+            memory_ids=outcome.memory_ids,
+        )
     log.info(
         "erasure_deleted",
         request_id=request_id,
@@ -1306,6 +1322,7 @@ def erase_subject(
         findings_deleted=outcome.counts["findings_deleted"],
         audit_events_redacted=outcome.counts["audit_events_redacted"],
     )
+    sources = source_actions.execute_erasures(db, source_rows, sorted(values))
     storage = reclaim_storage(db)
     verification = verify_erasure(db, subject, values=values, log_paths=log_paths)
     del values, matcher  # the identifying values live no longer than the verification
@@ -1348,6 +1365,7 @@ def erase_subject(
         "ledger": ledger,
         "notes": outcome.notes,
         "verification": {**verification.as_dict(), "values": value_stats},
+        **({"sources": sources} if source_rows else {}),
         "audit_chain": {
             "ok": chain.ok,
             "checked": chain.checked,

@@ -18,7 +18,9 @@ Allowed status transitions (``restore`` returns to the status before the transit
     deleted     -> restore  (until retention or erasure purges it)
 
 Functions take a write :class:`~sqlalchemy.orm.Session` so that the scan engine can batch
-them; :class:`Lifecycle` wraps each call in its own transaction.
+them; :class:`Lifecycle` wraps each call in its own transaction. Quarantining (or restoring
+from quarantine) a memory of a live source with write-back also adds a row to the
+write-back outbox in that transaction (:mod:`auditor.source_actions`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from auditor import audit_log
+from auditor import audit_log, source_actions
 from auditor.config import Settings, tier_rank
 from auditor.errors import (
     ChainForkError,
@@ -366,6 +368,8 @@ def _transition(
         [memory_id],
         {"from": previous, "reason": reason} if reason else {"from": previous},
     )
+    if to_status == QUARANTINED:  # a live source's item is taken out there too (outbox)
+        source_actions.queue_transition(session, settings, memory, "quarantine")
     return memory
 
 
@@ -479,6 +483,8 @@ def restore(
     memory.updated_at = utcnow()
     _flush(session, memory_id)
     _audit(session, settings, actor, "memory.restored", [memory_id], details)
+    if previous == QUARANTINED:
+        source_actions.queue_transition(session, settings, memory, "restore")
     return memory
 
 

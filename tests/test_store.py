@@ -26,8 +26,8 @@ def test_migrations_match_the_models(db: Database) -> None:
                 conn,
                 opts={
                     "compare_type": True,
-                    "include_object": lambda o, name, type_, r, c: not (
-                        type_ == "table" and foreign_table(name)
+                    "include_object": lambda o, name, type_, r, c: (
+                        not (type_ == "table" and foreign_table(name))
                     ),
                 },
             ),

@@ -262,6 +262,23 @@ class MemoryfieldSource(Source):
         except (InputError, OSError):
             return None
 
+    def _is_page_name(self, name: str) -> bool:
+        """Whether an entry (by its relative name) is a page; subclasses may widen it."""
+        return _is_page(name)
+
+    def content_sha256(self) -> str:
+        """The Memoryfield's sha256 now, as :attr:`sha256` defines it (without reading pages).
+
+        Raises:
+            InputError: the folder or archive cannot be read (or a folder has too many entries).
+        """
+        try:
+            if self.path.is_dir():
+                return self._folder_sha256(self._scan_folder())
+            return file_sha256(self.path)
+        except OSError as exc:
+            raise InputError(f"{self.path}: cannot read: {exc.strerror}") from None
+
     def _default_namespace(self) -> str:
         name = self.path.resolve().name if self.path.is_dir() else self.path.stem
         return self.namespace or f"memoryfield:{name}"
@@ -337,7 +354,7 @@ class MemoryfieldSource(Source):
                 yield SourceItem(where, error="symlink entry; refused", consumed=consumed)
                 continue
             name = info.filename
-            if not _is_page(name):
+            if not self._is_page_name(name):
                 self.skipped_entries += 1
                 continue
             if name in names:
@@ -347,21 +364,36 @@ class MemoryfieldSource(Source):
                 continue
             names.add(name)
             if info.flag_bits & 0x1:
-                yield SourceItem(where, error="encrypted entry; not supported", consumed=consumed)
+                yield SourceItem(
+                    where,
+                    error="encrypted entry; not supported",
+                    consumed=consumed,
+                    external_id=name,
+                )
                 continue
             packed = max(info.compress_size, 1)
             if info.file_size > _MIB and info.file_size / packed > max_ratio:
-                yield SourceItem(where, error=self._bomb(info.file_size, packed), consumed=consumed)
+                yield SourceItem(
+                    where,
+                    error=self._bomb(info.file_size, packed),
+                    consumed=consumed,
+                    external_id=name,
+                )
                 continue
             if info.file_size > max_page:
-                yield SourceItem(where, error=self._too_big(max_page), consumed=consumed)
+                yield SourceItem(
+                    where, error=self._too_big(max_page), consumed=consumed, external_id=name
+                )
                 continue
             try:
                 with archive.open(info) as fh:
                     data = fh.read(max_page + 1)  # bounded: the header's size is not trusted
             except _ZIP_READ_ERRORS as exc:
                 yield SourceItem(
-                    where, error=f"corrupt entry ({type(exc).__name__})", consumed=consumed
+                    where,
+                    error=f"corrupt entry ({type(exc).__name__})",
+                    consumed=consumed,
+                    external_id=name,
                 )
                 continue
             total += len(data)
@@ -371,13 +403,18 @@ class MemoryfieldSource(Source):
                     error=f"the archive is over the limit of {max_total:,} uncompressed bytes; "
                     "stopped here, later entries are not imported",
                     consumed=consumed,
+                    external_id=name,
                 )
                 return
             if len(data) > _MIB and len(data) / packed > max_ratio:
-                yield SourceItem(where, error=self._bomb(len(data), packed), consumed=consumed)
+                yield SourceItem(
+                    where, error=self._bomb(len(data), packed), consumed=consumed, external_id=name
+                )
                 continue
             if len(data) > max_page:
-                yield SourceItem(where, error=self._too_big(max_page), consumed=consumed)
+                yield SourceItem(
+                    where, error=self._too_big(max_page), consumed=consumed, external_id=name
+                )
                 continue
             yield self._page_item(
                 where, name, data, _zip_time(info), namespace, ids, consumed=consumed
@@ -422,7 +459,7 @@ class MemoryfieldSource(Source):
 
     def _folder_entry(self, root: Path, path: Path) -> _FolderEntry:
         rel = path.relative_to(root).as_posix()
-        page_name = _is_page(rel)
+        page_name = self._is_page_name(rel)
         if page_name:
             try:
                 rel.encode("utf-8")
@@ -502,13 +539,20 @@ class MemoryfieldSource(Source):
                 self.skipped_entries += 1
                 continue
             if entry.size > max_page:
-                yield SourceItem(where, error=self._too_big(max_page), consumed=entry.size)
+                yield SourceItem(
+                    where, error=self._too_big(max_page), consumed=entry.size, external_id=entry.rel
+                )
                 continue
             try:
                 with entry.path.open("rb") as fh:
                     data = fh.read(max_page + 1)
             except OSError as exc:
-                yield SourceItem(where, error=f"cannot read: {exc.strerror}", consumed=entry.size)
+                yield SourceItem(
+                    where,
+                    error=f"cannot read: {exc.strerror}",
+                    consumed=entry.size,
+                    external_id=entry.rel,
+                )
                 continue
             total += len(data)
             if total > max_total:
@@ -517,10 +561,13 @@ class MemoryfieldSource(Source):
                     error=f"the folder is over the limit of {max_total:,} bytes of pages; "
                     "stopped here, later pages are not imported",
                     consumed=entry.size,
+                    external_id=entry.rel,
                 )
                 return
             if len(data) > max_page:
-                yield SourceItem(where, error=self._too_big(max_page), consumed=entry.size)
+                yield SourceItem(
+                    where, error=self._too_big(max_page), consumed=entry.size, external_id=entry.rel
+                )
                 continue
             stamp = datetime.fromtimestamp(int(entry.mtime), tz=UTC)
             yield self._page_item(where, entry.rel, data, stamp, namespace, ids, entry.size)

@@ -2,9 +2,10 @@
 
 Tables: memories, consents, findings (+ finding_memories), scan_runs, audit_events
 (+ audit_head), erasure_requests, tombstones, principals (dashboard users),
-source_watermarks and import_runs. ``memories.supersedes`` is deliberately not a foreign
-key: an import mirrors a source store faithfully, including dangling links, so the audit
-can report them; the lifecycle module guards every write made through memaudit.
+source_watermarks and import_runs; sources and source_actions (live sources).
+``memories.supersedes`` is deliberately not a foreign key: an import mirrors a source
+store faithfully, including dangling links, so the audit can report them; the lifecycle
+module guards every write made through memaudit.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -46,6 +48,8 @@ __all__ = [
     "Principal",
     "ScanRun",
     "ScanShard",
+    "SourceAction",
+    "SourceRow",
     "SourceWatermark",
     "Tombstone",
 ]
@@ -396,3 +400,51 @@ class SourceWatermark(Base):
     position: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class SourceRow(Base):
+    """A configured live source (:mod:`auditor.source_registry`).
+
+    ``options`` never holds a secret in clear: secrets are ``${ENV_VAR}`` or
+    ``${secret:NAME}`` references, resolved only when the connector is opened.
+    """
+
+    __tablename__ = "sources"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    schedule: Mapped[str] = mapped_column(String(100), default="every 15m")
+    write_back: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class SourceAction(Base):
+    """The write-back outbox: an action to carry into a source (:mod:`auditor.source_actions`).
+
+    ``external_id`` (quarantine, restore) and ``subject`` (erase) are held only while the
+    action waits: they are cleared when it is done or cancelled. ``result`` holds counts,
+    never values.
+    """
+
+    __tablename__ = "source_actions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(16))
+    memory_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    external_id: Mapped[str | None] = mapped_column(Text)
+    subject: Mapped[str | None] = mapped_column(String(256))
+    subject_digest: Mapped[str | None] = mapped_column(String(64))
+    erasure_request_id: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    result: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    done_at: Mapped[datetime | None]
+
+    __table_args__ = (Index(None, "status", "source"),)
