@@ -80,6 +80,7 @@ from auditor.store.types import utcnow
 __all__ = [
     "ACTIONS",
     "ADMIN_ROLES",
+    "Denied",
     "MAX_BULK",
     "MAX_PAGE_SIZE",
     "OFFICER_ROLES",
@@ -109,6 +110,8 @@ __all__ = [
     "set_account_password",
     "set_account_role",
     "verify_audit_log",
+    "guard",
+    "require_role",
 ]
 
 OFFICER_ROLES: tuple[str, ...] = ("officer", "admin")
@@ -315,6 +318,13 @@ def _own_memory(session: Session, actor: Actor, memory_id: str, *, lock: bool = 
             [str(memory_id)],
         )
     return memory
+
+
+#: The same guard and checks for modules that add access-checked services of their own
+#: (``auditor.access_erasure``): one access policy, not a copy of it.
+Denied = _Denied
+guard = _guard
+require_role = _require
 
 
 # -- small helpers ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor import erasure
-from auditor.access import OFFICER_ROLES, USER_ROLES, _Denied, _guard, _require
+from auditor.access import OFFICER_ROLES, USER_ROLES, Denied, guard, require_role
 from auditor.accounts import Actor
 from auditor.errors import InputError, NotFoundError
 from auditor.hashing import subject_digest
@@ -102,8 +102,8 @@ def request_my_erasure(db: Database, actor: Actor, *, reason: str | None = None)
     Raises:
         AccessDenied: the actor is not a user, or the session is stale.
     """
-    with _guard(db, actor, "request_my_erasure"), db.session() as session:
-        _require(session, actor, USER_ROLES, "request_my_erasure")
+    with guard(db, actor, "request_my_erasure"), db.session() as session:
+        require_role(session, actor, USER_ROLES, "request_my_erasure")
     subject = actor.subject
     assert subject is not None  # a user actor always has one
     digest = _own_digest(db, actor)
@@ -134,8 +134,8 @@ def my_erasure_requests(db: Database, actor: Actor) -> list[dict[str, Any]]:
     Raises:
         AccessDenied: the actor is not a user, or the session is stale.
     """
-    with _guard(db, actor, "my_erasure_requests"), db.session() as session:
-        _require(session, actor, USER_ROLES, "my_erasure_requests")
+    with guard(db, actor, "my_erasure_requests"), db.session() as session:
+        require_role(session, actor, USER_ROLES, "my_erasure_requests")
     digest = _own_digest(db, actor)
     return [r for r in erasure.list_requests(db) if r["subject_digest"] == digest]
 
@@ -148,12 +148,12 @@ def my_erasure_receipt(db: Database, actor: Actor, request_id: int) -> dict[str,
             exist: the same refusal).
         InputError: a malformed id, or the request has no receipt yet.
     """
-    with _guard(db, actor, "my_erasure_receipt"), db.session() as session:
-        _require(session, actor, USER_ROLES, "my_erasure_receipt")
+    with guard(db, actor, "my_erasure_receipt"), db.session() as session:
+        require_role(session, actor, USER_ROLES, "my_erasure_receipt")
         rid = request_id if isinstance(request_id, int) and not isinstance(request_id, bool) else 0
         row = next((r for r in erasure.list_requests(db) if r["request_id"] == rid), None)
         if row is None or row["subject_digest"] != _own_digest(db, actor):
-            raise _Denied(
+            raise Denied(
                 "not_found" if row is None else "other_subject",
                 f"erasure request {str(request_id)[:32]!r} is not one of your requests",
                 "erasure_request",
@@ -172,8 +172,8 @@ def erasure_requests(db: Database, actor: Actor, status: str | None = None) -> l
         AccessDenied: the actor is not an officer or admin.
         InputError: an unknown status.
     """
-    with _guard(db, actor, "erasure_requests"), db.session() as session:
-        _require(session, actor, OFFICER_ROLES, "erasure_requests")
+    with guard(db, actor, "erasure_requests"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "erasure_requests")
     return erasure.list_requests(db, status, include_subject=True)
 
 
@@ -197,8 +197,8 @@ def approve_erasure_request(
         InputError: the request is not pending, or the actor requested it.
     """
     rid = _check_request_id(request_id)
-    with _guard(db, actor, "approve_erasure_request"), db.session() as session:
-        _require(session, actor, OFFICER_ROLES, "approve_erasure_request")
+    with guard(db, actor, "approve_erasure_request"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "approve_erasure_request")
     receipt = erasure.approve_erasure(db, rid, actor=actor.username, execute=execute)
     return receipt.as_dict() if receipt is not None else None
 
@@ -214,8 +214,8 @@ def reject_erasure_request(
         InputError: the request was already executed or rejected.
     """
     rid = _check_request_id(request_id)
-    with _guard(db, actor, "reject_erasure_request"), db.session() as session:
-        _require(session, actor, OFFICER_ROLES, "reject_erasure_request")
+    with guard(db, actor, "reject_erasure_request"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "reject_erasure_request")
     erasure.reject_erasure(db, rid, actor=actor.username, reason=reason)
 
 
@@ -228,8 +228,8 @@ def erasure_receipt(db: Database, actor: Actor, request_id: int) -> dict[str, An
         InputError: the request has no receipt yet.
     """
     rid = _check_request_id(request_id)
-    with _guard(db, actor, "erasure_receipt"), db.session() as session:
-        _require(session, actor, OFFICER_ROLES, "erasure_receipt")
+    with guard(db, actor, "erasure_receipt"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "erasure_receipt")
     return erasure.get_receipt(db, rid)
 
 
@@ -245,8 +245,8 @@ def erase_subject_now(
     """
     if not isinstance(subject, str) or not subject.strip():
         raise InputError("a subject is required (e.g. user:42)")
-    with _guard(db, actor, "erase_subject_now"), db.session() as session:
-        _require(session, actor, OFFICER_ROLES, "erase_subject_now")
+    with guard(db, actor, "erase_subject_now"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "erase_subject_now")
     request_id = erasure.request_erasure(
         db, subject.strip(), requested_by=actor.username, reason=reason, user_initiated=False
     )

@@ -68,7 +68,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from auditor import audit_log
-from auditor._erasure_search import Matcher
 from auditor.erasure import (
     EXECUTED,
     RECEIPT_FORMAT,
@@ -83,6 +82,7 @@ from auditor.erasure import (
 from auditor.errors import InputError, StoreError
 from auditor.hashing import subject_digest
 from auditor.lifecycle import audit_key
+from auditor.residue import Matcher
 from auditor.store.db import Database
 from auditor.store.models import (
     AuditHead,

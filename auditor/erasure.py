@@ -67,7 +67,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from auditor import audit_log, source_actions
-from auditor._erasure_search import (
+from auditor.config import Settings
+from auditor.errors import AuditChainError, InputError, NotFoundError
+from auditor.hashing import canonical_json, normalise_fact, subject_digest
+from auditor.lifecycle import audit_key
+from auditor.logging import scrub
+from auditor.residue import (
     REDACTED,
     Hit,
     Matcher,
@@ -75,11 +80,6 @@ from auditor._erasure_search import (
     search_database,
     search_file,
 )
-from auditor.config import Settings
-from auditor.errors import AuditChainError, InputError, NotFoundError
-from auditor.hashing import canonical_json, normalise_fact, subject_digest
-from auditor.lifecycle import audit_key
-from auditor.logging import scrub
 from auditor.store.db import Database
 from auditor.store.models import (
     AuditEvent,

@@ -18,13 +18,13 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, Text, insert, inspect, select
 
 from auditor import audit_log, erasure
-from auditor._erasure_search import Matcher
 from auditor.config import load_settings
 from auditor.errors import InputError
 from auditor.findings import FindingFilter, iter_findings, review
 from auditor.hashing import content_hash, subject_digest
 from auditor.importer import Importer
 from auditor.lifecycle import Lifecycle
+from auditor.residue import Matcher
 from auditor.rules import load_pack
 from auditor.scan import Scanner
 from auditor.sources import open_source

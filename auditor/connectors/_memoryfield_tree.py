@@ -45,13 +45,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from auditor._erasure_search import Matcher, search_file
 from auditor.config import Settings
 from auditor.errors import ConcurrencyError, InputError
+from auditor.residue import Matcher, search_file
 from auditor.sources.memoryfield import (
-    _ZIP_READ_ERRORS,
-    _declared_entry_count,
-    _unsafe_name,
+    ZIP_READ_ERRORS,
+    declared_entry_count,
+    unsafe_name,
 )
 
 __all__ = [
@@ -109,7 +109,7 @@ class Plan:
             InputError: the plan names an unsafe or missing entry, or collides.
         """
         for name in [*self.delete, *self.rename, *self.rename.values(), *self.write]:
-            problem = _unsafe_name(name)
+            problem = unsafe_name(name)
             if problem:
                 raise InputError(f"refused to rewrite: {problem}")
         for name in [*self.rename.values(), *self.write]:
@@ -359,7 +359,7 @@ class FolderTree(Tree):
 
     def _file(self, rel: str) -> Path:
         path = self.path / rel
-        if _unsafe_name(rel) or path.is_symlink() or not path.is_file():
+        if unsafe_name(rel) or path.is_symlink() or not path.is_file():
             raise InputError("refused: not a regular file inside the Memoryfield")
         return path
 
@@ -471,7 +471,7 @@ class ZipTree(Tree):
 
     def _open(self) -> zipfile.ZipFile:
         limit = self.settings.memoryfield_max_entries
-        declared = _declared_entry_count(self.path)
+        declared = declared_entry_count(self.path)
         if declared is not None and declared > limit:
             raise InputError(
                 f"{self.path}: the archive has {declared:,} entries, over the limit of {limit:,}"
@@ -497,7 +497,7 @@ class ZipTree(Tree):
         seen: set[str] = set()
         unsafe = dupes = encrypted = 0
         for info in infos:
-            if _unsafe_name(info.orig_filename) or info.filename != info.orig_filename:
+            if unsafe_name(info.orig_filename) or info.filename != info.orig_filename:
                 unsafe += 1
             elif info.filename in seen:
                 dupes += 1
@@ -537,12 +537,12 @@ class ZipTree(Tree):
             for info in archive.infolist():
                 if info.filename not in heads or info.is_dir() or info.flag_bits & 0x1:
                     continue
-                if _unsafe_name(info.orig_filename):
+                if unsafe_name(info.orig_filename):
                     continue
                 try:
                     with archive.open(info) as fh:
                         heads[info.filename] = fh.read(size)
-                except _ZIP_READ_ERRORS:
+                except ZIP_READ_ERRORS:
                     continue
         return heads
 
@@ -567,7 +567,7 @@ class ZipTree(Tree):
                     if copied > _MIB and copied / packed > max_ratio:
                         raise InputError(f"{self.path}: refused: an entry looks like a zip bomb")
                     out.write(chunk)
-        except _ZIP_READ_ERRORS as exc:
+        except ZIP_READ_ERRORS as exc:
             raise InputError(f"{self.path}: a corrupt entry ({type(exc).__name__})") from None
         return copied
 
@@ -593,7 +593,7 @@ class ZipTree(Tree):
                 try:
                     with archive.open(info) as fh:
                         count = _search_stream(fh, matcher, limit)
-                except _ZIP_READ_ERRORS:
+                except ZIP_READ_ERRORS:
                     hits[f"{info.filename} (unreadable)"] = 1
                     continue
                 if count:

@@ -105,7 +105,6 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.expression import TableClause
 
-from auditor._erasure_search import Matcher, search_database, search_file
 from auditor.config import Settings
 from auditor.connectors.base import (
     Connector,
@@ -116,6 +115,7 @@ from auditor.connectors.base import (
 )
 from auditor.errors import InputError, StoreError
 from auditor.records import KINDS, SOURCE_TYPES
+from auditor.residue import Matcher, search_database, search_file
 from auditor.sources._common import reject_constant, show_name
 from auditor.sources.base import SourceItem
 

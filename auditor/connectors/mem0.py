@@ -85,7 +85,6 @@ from typing import Any, ClassVar
 
 import structlog
 
-from auditor._erasure_search import Matcher, search_file
 from auditor.config import Settings
 from auditor.connectors.base import (
     Connector,
@@ -95,6 +94,7 @@ from auditor.connectors.base import (
     memory_id_for,
 )
 from auditor.errors import InputError, StoreError
+from auditor.residue import Matcher, search_file
 from auditor.sources.base import SourceItem
 
 __all__ = [

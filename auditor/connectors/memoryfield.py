@@ -59,7 +59,6 @@ from typing import Any
 
 import structlog
 
-from auditor._erasure_search import Matcher, search_file
 from auditor.config import Settings
 from auditor.connectors._memoryfield_index import (
     SQLITE_MAGIC,
@@ -79,9 +78,10 @@ from auditor.connectors.base import (
     memory_id_for,
 )
 from auditor.errors import ConcurrencyError, InputError, NotFoundError
+from auditor.residue import Matcher, search_file
 from auditor.sources._common import show_name
 from auditor.sources.base import SourceItem
-from auditor.sources.memoryfield import MemoryfieldSource, _unsafe_name
+from auditor.sources.memoryfield import MemoryfieldSource, unsafe_name
 
 __all__ = ["QUARANTINE_DIR", "MemoryfieldConnector"]
 
@@ -342,7 +342,7 @@ class MemoryfieldConnector(Connector):
         names = frozenset(e.rel for e in self._tree().entries() if e.kind != "dir")
         ids = set()
         for name in names:
-            if _unsafe_name(name) or not (_is_live_page(name) or _quarantined_page(name)):
+            if unsafe_name(name) or not (_is_live_page(name) or _quarantined_page(name)):
                 continue
             try:
                 name.encode("utf-8")
@@ -417,7 +417,7 @@ class MemoryfieldConnector(Connector):
     def _page_ids(self, external_ids: Sequence[str]) -> list[str]:
         ids: list[str] = []
         for external_id in external_ids:
-            if not isinstance(external_id, str) or _unsafe_name(external_id):
+            if not isinstance(external_id, str) or unsafe_name(external_id):
                 raise InputError(f"{self._where()}: refused an unsafe page name")
             if not _is_live_page(external_id):
                 raise InputError(f"{self._where()}: {show_name(external_id)!r} is not a page")

@@ -45,7 +45,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _LONG_QUOTED = re.compile(r"'[^']{5,}'|\"[^\"]{5,}\"")
 _EPOCH = datetime(1980, 1, 1, tzinfo=UTC)
-_ZIP_READ_ERRORS = (
+ZIP_READ_ERRORS = (
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -78,7 +78,7 @@ class _FolderEntry:
     problem: str | None  # why it is refused, if it is
 
 
-def _unsafe_name(name: str) -> str | None:
+def unsafe_name(name: str) -> str | None:
     """Why a zip entry name is unsafe to use as a relative path, or None."""
     if "\x00" in name:
         return "NUL byte in the entry name; refused"
@@ -113,7 +113,7 @@ def _zip_time(info: zipfile.ZipInfo) -> datetime:
         return _EPOCH
 
 
-def _declared_entry_count(path: Path) -> int | None:
+def declared_entry_count(path: Path) -> int | None:
     """The entry count the zip's end-of-central-directory record declares, without parsing it.
 
     Lets an archive with too many entries be refused before its central directory is loaded.
@@ -299,7 +299,7 @@ class MemoryfieldSource(Source):
 
     def _zip_items(self) -> Iterator[SourceItem]:
         limit = self.settings.memoryfield_max_entries
-        declared = _declared_entry_count(self.path)
+        declared = declared_entry_count(self.path)
         if declared is not None and declared > limit:
             raise InputError(
                 f"{self.path}: the archive has {declared:,} entries, over the limit of {limit:,}"
@@ -344,7 +344,7 @@ class MemoryfieldSource(Source):
         for info in infos:
             where = f"entry {show_name(info.orig_filename, 200)}"
             consumed = info.compress_size
-            problem = _unsafe_name(info.orig_filename)
+            problem = unsafe_name(info.orig_filename)
             if problem:
                 yield SourceItem(where, error=problem, consumed=consumed)
                 continue
@@ -388,7 +388,7 @@ class MemoryfieldSource(Source):
             try:
                 with archive.open(info) as fh:
                     data = fh.read(max_page + 1)  # bounded: the header's size is not trusted
-            except _ZIP_READ_ERRORS as exc:
+            except ZIP_READ_ERRORS as exc:
                 yield SourceItem(
                     where,
                     error=f"corrupt entry ({type(exc).__name__})",

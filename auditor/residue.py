@@ -1,6 +1,7 @@
 """Finding a subject's data anywhere: needles, matching, a generic search of the database.
 
-Private to :mod:`auditor.erasure` and :mod:`auditor.backup`. A *needle* is a string that
+Used by :mod:`auditor.erasure`, :mod:`auditor.backup` and the connectors' erasure
+verification (:mod:`auditor.connectors`). A *needle* is a string that
 must not remain after an erasure (the subject id, a fact, a PII value). Values are stored
 in several shapes, so each needle is searched in each of its *forms*: as written, and as
 JSON escapes it (``json.dumps`` with and without ``ensure_ascii``: SQLite's JSON columns
