@@ -49,6 +49,7 @@ import structlog
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
+from procrastinate.exceptions import ProcrastinateException as ProcrastinateError
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from sqlalchemy import Connection, delete, func, select, text
 
@@ -182,16 +183,20 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
     else:
         run_id = resume
     if ctx.queue is not None:
-        with ctx.db.session() as session:
-            pending = list(
-                session.scalars(
-                    select(ScanShard.shard).where(
-                        ScanShard.run_id == run_id, ScanShard.status == "pending"
-                    )
-                )
-            )
-        ctx.queue.defer(run_id, pending)
-        ctx.queue.wait(run_id, ctx.stop.is_set, on_poll=lambda: _poll_queue(ctx))
+        _defer_pending(ctx, run_id)
+        last = time.monotonic()
+
+        def on_poll() -> None:
+            nonlocal last
+            _poll_queue(ctx)
+            if time.monotonic() - last >= ctx.settings.worker_stall_seconds:
+                # a shard released while its new job could not be queued (the database
+                # away at that moment) would wait forever: queue pending shards again
+                # (a shard already waiting in the queue is not queued twice)
+                last = time.monotonic()
+                _defer_pending(ctx, run_id)
+
+        ctx.queue.wait(run_id, ctx.stop.is_set, on_poll=on_poll)
         _poll_queue(ctx)
     else:
         # interrupted by a stop, the run stays "running": the next leader resumes it
@@ -237,6 +242,22 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
             "open_by_severity",
         )
     }
+
+
+def _defer_pending(ctx: JobContext, run_id: int) -> None:
+    assert ctx.queue is not None
+    try:
+        with ctx.db.session() as session:
+            pending = list(
+                session.scalars(
+                    select(ScanShard.shard).where(
+                        ScanShard.run_id == run_id, ScanShard.status == "pending"
+                    )
+                )
+            )
+        ctx.queue.defer(run_id, pending)
+    except (StoreError, ProcrastinateError) as exc:  # the database away: the next poll
+        log.warning("shards_not_queued", run_id=run_id, error_type=type(exc).__name__)
 
 
 def _poll_queue(ctx: JobContext) -> None:

@@ -334,3 +334,48 @@ def test_a_replica_killed_mid_shard_and_the_run_still_completes(
         assert not quarantines or max(quarantines.values()) == 1  # no action applied twice
         assert audit_log.verify(s).ok
     db.dispose()
+
+
+@pytest.mark.pg
+def test_shards_that_could_not_be_queued_are_queued_again(
+    pg_schema_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database refuses the first queuing of a run's shards: the leader's wait loop
+    queues them again, and the run completes."""
+    import threading
+
+    from procrastinate.exceptions import ConnectorException
+
+    from auditor.daemon import JobContext, Metrics, run_job
+    from auditor.shards import ShardQueue, ShardWorker
+
+    settings = load_settings(
+        database_url=pg_schema_url, worker_stall_seconds=1, worker_heartbeat_seconds=0.5
+    )
+    db = Database(settings)
+    db.upgrade()
+    total = _store(db, tmp_path, 12 * SUBJECT_BATCH * 2)
+    failures = iter([True])
+    real_defer = ShardQueue.defer
+
+    def flaky_defer(self: ShardQueue, run_id: int, shards: object) -> int:
+        if next(failures, False):
+            raise ConnectorException("connection refused (simulated)")
+        return real_defer(self, run_id, shards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ShardQueue, "defer", flaky_defer)
+    ctx = JobContext(db, settings, Metrics(), stop=threading.Event())
+    ctx.queue = ShardQueue(db)
+    worker = ShardWorker(db, settings, ctx.stop)
+    assert worker.start()
+    give_up = threading.Timer(120, ctx.stop.set)  # a regression fails here, not hangs
+    give_up.start()
+    try:
+        result = run_job("full_scan", ctx)
+    finally:
+        give_up.cancel()
+        worker.stop()
+        ctx.queue.close()
+    assert result["status"] == "completed" and result["memories_scanned"] == total
+    assert next(failures, None) is None  # the failing first attempt did happen
+    db.dispose()
