@@ -1013,23 +1013,47 @@ def review(
     show_default=True,
     help="How many misses and false alarms to list per label.",
 )
+@click.option(
+    "--split",
+    type=click.Choice(["train", "dev", "test", "all"]),
+    default="test",
+    show_default=True,
+    help="Which split of each corpus to score (the pack is fitted on train and dev only).",
+)
 @pass_ctx
 def eval_(
-    c: Ctx, corpora: tuple[Path, ...], rules_dir: Path | None, as_json: bool, show: int
+    c: Ctx,
+    corpora: tuple[Path, ...],
+    rules_dir: Path | None,
+    as_json: bool,
+    show: int,
+    split: str,
 ) -> None:
-    """Precision / recall / F1 of the rule pack on labelled corpora (shared/eval format)."""
+    """Precision / recall / F1 of the rule pack on labelled corpora (shared/eval format).
+
+    CORPORA are corpus folders (memories.jsonl + labels.json) or folders of them
+    (shared/eval, shared/train). By default only each corpus's test split is scored.
+    """
     from auditor.engine import Engine
     from auditor.evaluate import evaluate_corpus
+    from auditor.tools.splits import corpus_folders
 
     pack = _pack(c, rules_dir)
     engine = Engine(pack.active())
-    reports = [evaluate_corpus(path, engine, c.settings) for path in corpora]
+    folders = corpus_folders(corpora)
+    if not folders:
+        raise InputError(
+            f"{', '.join(map(str, corpora))}: not a labelled corpus "
+            "(missing memories.jsonl or labels.json)"
+        )
+    reports = [evaluate_corpus(path, engine, c.settings, split=split) for path in folders]
     if as_json:
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
         return
     table = Table(show_edge=False)
     for col in (
         "corpus",
+        "split",
         "label",
         "pos",
         "neg",
@@ -1045,6 +1069,7 @@ def eval_(
         for sc in rep.scores:
             table.add_row(
                 rep.corpus,
+                rep.split if rep.split_recorded else f"{rep.split}*",
                 sc.label,
                 str(sc.positives),
                 str(sc.negatives),
@@ -1055,7 +1080,14 @@ def eval_(
                 f"{rate:,.0f}",
             )
     out_console.print(table)
+    if any(not rep.split_recorded for rep in reports):
+        click.echo("* split computed by the same hash: the corpus is not in the recorded splits")
     for rep in reports:
+        if rep.candidate_recall is not None:
+            click.echo(
+                f"{rep.corpus} contradiction candidate recall: {rep.candidate_recall:.3f} "
+                "(labelled pairs that reached the verdict step)"
+            )
         for sc in rep.scores:
             if show and sc.misses:
                 click.echo(

@@ -4,13 +4,22 @@ A corpus is a folder with ``memories.jsonl`` (canonical records) and ``labels.js
 format of ``shared/eval/README.md``). Per-memory labels are scored per label over positives
 and negatives (ignored memories are left out); contradictions are scored as unordered pairs.
 The false-alarm rate is the share of the negatives that were flagged.
+
+By default only the corpus's **test split** is scored (:mod:`auditor.tools.splits`): the
+rule pack's patterns, word lists, thresholds and models are fitted on train and dev only,
+so a figure on them would flatter. ``split="all"`` scores the whole corpus.
+
+For contradiction pairs, *candidate recall* is reported beside pair precision and recall
+when a candidate generator is given: the share of labelled conflicting pairs that reached
+the verdict step (or the LLM judge) at all. A pair that never becomes a candidate cannot be
+found by any verdict, however good.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +31,22 @@ from auditor.engine import Engine, Hit
 from auditor.errors import InputError
 from auditor.records import parse_record
 from auditor.sources.jsonl import JsonlSource
+from auditor.tools.splits import SPLITS, split_of_corpus
 
-__all__ = ["CATEGORY_LABEL", "EvalReport", "LabelScore", "evaluate_corpus", "load_corpus"]
+__all__ = [
+    "CATEGORY_LABEL",
+    "SPLIT_CHOICES",
+    "CandidateFn",
+    "EvalReport",
+    "LabelScore",
+    "evaluate_corpus",
+    "load_corpus",
+]
+
+#: what ``--split`` accepts
+SPLIT_CHOICES = (*SPLITS, "all")
+#: memories of one corpus -> the pairs that reach the contradiction verdict step
+CandidateFn = Callable[[Sequence[MemoryView]], set[frozenset[str]]]
 
 #: finding category -> corpus label
 CATEGORY_LABEL = {"injection": "injection", "sensitive": "sensitive", "secret": "secret"}
@@ -86,11 +109,21 @@ class EvalReport:
     seconds: float
     errors: int
     rules_fired: dict[str, int]
+    split: str = "all"
+    #: the split came from the recorded assignment (False: computed for an unknown corpus)
+    split_recorded: bool = True
+    #: share of labelled conflicting pairs that reached the verdict step, if measured
+    candidate_recall: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "corpus": self.corpus,
+            "split": self.split,
+            "split_recorded": self.split_recorded,
             "memories": self.memories,
+            "candidate_recall": (
+                None if self.candidate_recall is None else round(self.candidate_recall, 4)
+            ),
             "seconds": round(self.seconds, 3),
             "memories_per_second": round(self.memories / self.seconds, 1) if self.seconds else None,
             "detector_errors": self.errors,
@@ -133,11 +166,41 @@ def _pairs(hits: Sequence[Hit]) -> set[frozenset[str]]:
     }
 
 
+def _in_split(
+    folder: Path, views: list[MemoryView], labels: dict[str, Any], split: str
+) -> tuple[list[MemoryView], dict[str, Any], bool]:
+    """The views and labels of one split (pairs are never cut: they share a split)."""
+    if split == "all":
+        return views, labels, True
+    if split not in SPLITS:
+        raise InputError(f"unknown split {split!r}: choose one of {', '.join(SPLIT_CHOICES)}")
+    assignment, recorded = split_of_corpus(folder)
+    keep = {mid for mid, s in assignment.items() if s == split}
+    sub = dict(labels)
+    sub["memory_labels"] = {
+        k: v for k, v in (labels.get("memory_labels") or {}).items() if k in keep
+    }
+    for key in ("contradictions", "non_contradictions"):
+        sub[key] = [p for p in labels.get(key) or [] if all(m in keep for m in p)]
+    return [v for v in views if v.memory_id in keep], sub, recorded
+
+
 def evaluate_corpus(
-    folder: Path, engine: Engine, settings: Settings, now: datetime | None = None
+    folder: Path,
+    engine: Engine,
+    settings: Settings,
+    now: datetime | None = None,
+    *,
+    split: str = "test",
+    candidates: CandidateFn | None = None,
 ) -> EvalReport:
-    """Run ``engine`` over the corpus and score it against the labels."""
+    """Run ``engine`` over one split of the corpus and score it against the labels.
+
+    Raises:
+        InputError: the folder is not a labelled corpus, or ``split`` is unknown.
+    """
     views, labels = load_corpus(folder, settings)
+    views, labels, recorded = _in_split(folder, views, labels, split)
     ctx = DetectContext(now=now or datetime.now(UTC), settings=settings)
     started = time.perf_counter()
     hits, errors = engine.run(views, ctx)
@@ -175,6 +238,9 @@ def evaluate_corpus(
             )
         )
     gold = {frozenset(p) for p in labels.get("contradictions", [])}
+    candidate_recall: float | None = None
+    if gold and candidates is not None:
+        candidate_recall = len(candidates(views) & gold) / len(gold)
     if gold or labels.get("non_contradictions"):
         reported = _pairs(hits)
         non = {frozenset(p) for p in labels.get("non_contradictions", [])}
@@ -190,4 +256,14 @@ def evaluate_corpus(
                 false_alarms=sorted("+".join(sorted(p)) for p in reported - gold),
             )
         )
-    return EvalReport(folder.name, len(views), scores, seconds, len(errors), fired)
+    return EvalReport(
+        folder.name,
+        len(views),
+        scores,
+        seconds,
+        len(errors),
+        fired,
+        split=split,
+        split_recorded=recorded,
+        candidate_recall=candidate_recall,
+    )

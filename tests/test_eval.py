@@ -79,7 +79,9 @@ def test_scores_are_computed_per_label_and_pair(
     rules.mkdir()
     (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
     (rules / "ma-tst-021-same.yaml").write_text(textwrap.dedent(PAIRS).lstrip())
-    report = evaluate_corpus(corpus, Engine(load_pack(rules).active()), load_settings())
+    report = evaluate_corpus(
+        corpus, Engine(load_pack(rules).active()), load_settings(), split="all"
+    )
     inj, pairs = report.scores
     # positives p1, p2; negatives n1, n2, c1, c2, d1, d2 (ig is ignored); flagged p1, n1
     assert (inj.tp, inj.fp, inj.fn, inj.positives, inj.negatives) == (1, 1, 1, 2, 6)
@@ -93,11 +95,61 @@ def test_eval_command(run_cli, corpus: Path, tmp_path: Path) -> None:  # type: i
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
-    r = run_cli("eval", str(corpus), "--rules", str(rules), "--json")
+    r = run_cli("eval", str(corpus), "--rules", str(rules), "--json", "--split", "all")
     assert r.code == 0
     score = json.loads(r.out)[0]["scores"][0]
     assert score["label"] == "injection" and score["recall"] == 0.5
-    table = run_cli("eval", str(corpus), "--rules", str(rules))
+    table = run_cli("eval", str(corpus), "--rules", str(rules), "--split", "all")
     assert "injection misses (1): p2" in table.out
-    missing = run_cli("eval", str(tmp_path), "--rules", str(rules))
+    missing = run_cli("eval", str(rules), "--rules", str(rules))
     assert missing.code == 2 and "not a labelled corpus" in missing.err
+
+
+def test_default_split_scores_only_the_test_items(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.detectors import DETECTORS
+    from auditor.tools.splits import compute_splits
+
+    monkeypatch.setitem(DETECTORS, "same_fact", "auditor.testing:SameFactDetector")
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
+    (rules / "ma-tst-021-same.yaml").write_text(textwrap.dedent(PAIRS).lstrip())
+    engine = Engine(load_pack(rules).active())
+    assign = compute_splits([corpus])["tiny"]
+    by_split = {
+        s: evaluate_corpus(corpus, engine, load_settings(), split=s)
+        for s in ("train", "dev", "test")
+    }
+    # every memory is scored in exactly one split, and each split sees only its own
+    assert sum(r.memories for r in by_split.values()) == len(assign)
+    for s, rep in by_split.items():
+        assert rep.memories == sum(v == s for v in assign.values())
+        assert rep.split == s and rep.split_recorded is False
+        inj = rep.scores[0]
+        expected_pos = {m for m in ("p1", "p2") if assign[m] == s}
+        assert inj.positives == len(expected_pos)
+    # the pairs were never cut: both members of each labelled pair share a split
+    assert assign["c1"] == assign["c2"] and assign["d1"] == assign["d2"]
+
+
+def test_unknown_split_is_refused(corpus: Path, tmp_path: Path) -> None:
+    from auditor.errors import InputError
+
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
+    with pytest.raises(InputError, match="unknown split 'validation'"):
+        evaluate_corpus(
+            corpus, Engine(load_pack(rules).active()), load_settings(), split="validation"
+        )
+
+
+def test_eval_accepts_a_folder_of_corpora(run_cli, corpus: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-020-evil.yaml").write_text(textwrap.dedent(KEYWORD).lstrip())
+    r = run_cli("eval", str(corpus.parent), "--rules", str(rules), "--json", "--split", "all")
+    assert r.code == 0
+    assert [rep["corpus"] for rep in json.loads(r.out)] == ["tiny"]

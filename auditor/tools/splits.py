@@ -74,8 +74,9 @@ def corpus_folders(roots: Iterable[Path]) -> list[Path]:
             found.append(root)
             continue
         found.extend(
-            p for p in sorted(root.iterdir()) if (p / "memories.jsonl").is_file()
-            and (p / "labels.json").is_file()
+            p
+            for p in sorted(root.iterdir())
+            if (p / "memories.jsonl").is_file() and (p / "labels.json").is_file()
         )
     return found
 
@@ -178,16 +179,18 @@ def compute_splits(folders: Iterable[Path]) -> dict[str, dict[str, Split]]:
             if text in host_text:
                 groups.union(mid, host)
     return {
-        name: {mid: split_for_key(groups.find(mid)) for mid in ids}
-        for name, ids in members.items()
+        name: {mid: split_for_key(groups.find(mid)) for mid in ids} for name, ids in members.items()
     }
 
 
 def _record_payload(splits: Mapping[str, Mapping[str, Split]]) -> dict[str, Any]:
     return {
         "seed": SEED,
-        "buckets": {"train": [0, TRAIN_BELOW], "dev": [TRAIN_BELOW, DEV_BELOW],
-                    "test": [DEV_BELOW, 100]},
+        "buckets": {
+            "train": [0, TRAIN_BELOW],
+            "dev": [TRAIN_BELOW, DEV_BELOW],
+            "test": [DEV_BELOW, 100],
+        },
         "corpora": {
             name: {s: sorted(m for m, v in assign.items() if v == s) for s in SPLITS}
             for name, assign in sorted(splits.items())
