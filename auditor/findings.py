@@ -53,6 +53,8 @@ FINDING_FIELDS = (
     "resolved_at",
 )
 _SNIPPET = 160
+#: characters masked and scrubbed beyond each edge of the shown window (then cut away)
+_MARGIN = 96
 STATUSES = tuple(s.value for s in FindingStatus)
 
 
@@ -63,21 +65,34 @@ def fingerprint(rule_id: str, memory_ids: Sequence[str], content_hashes: Sequenc
 
 
 def _redacted_snippet(fact: str, spans: list[tuple[int, int, str]]) -> str:
-    """The fact around the first span, every span masked as [LABEL], the rest scrubbed."""
+    """The fact around the first span, every span masked as [LABEL], the rest scrubbed.
+
+    Only a window of the fact around the first span is masked and scrubbed (the part shown,
+    plus a margin so that a value crossing the shown edge is scrubbed whole), so the cost
+    does not grow with the length of the fact.
+    """
+    anchor = min(s for s, _, _ in spans) if spans else 0
+    anchor = min(max(anchor, 0), len(fact))
+    lo = max(0, anchor - _SNIPPET // 3 - _MARGIN)
+    hi = min(len(fact), anchor + _SNIPPET + _MARGIN)
     pieces: list[str] = []
-    cursor = 0
+    cursor = lo
     for start, end, label in sorted(spans):
-        start, end = max(start, cursor), max(min(end, len(fact)), cursor)
+        if end <= lo or start >= hi:
+            continue
+        start, end = max(start, cursor), max(min(end, hi), cursor)
         pieces.append(scrub(fact[cursor:start]))
         if end > start:
             pieces.append(f"[{label.upper()}]")
         cursor = max(cursor, end)
-    pieces.append(scrub(fact[cursor:]))
+    pieces.append(scrub(fact[cursor:hi]))
     masked = "".join(pieces)
     first = masked.find("[") if spans else 0
     begin = max(0, first - _SNIPPET // 3)
     snippet = masked[begin : begin + _SNIPPET]
-    return ("…" if begin > 0 else "") + snippet + ("…" if begin + _SNIPPET < len(masked) else "")
+    before = lo > 0 or begin > 0
+    after = begin + _SNIPPET < len(masked) or hi < len(fact)
+    return ("…" if before else "") + snippet + ("…" if after else "")
 
 
 def evidence_for(

@@ -26,19 +26,28 @@ __all__ = ["configure_logging", "redact", "scrub"]
 _TEXT_KEYS = frozenset(
     {"fact", "text", "content", "value", "values", "snippet", "raw", "record", "body", "page"}
 )
+#: Every pattern runs in time linear in the text: repetitions are bounded, or can only start
+#: where a run of their characters starts (a lookbehind), so a long run of word characters,
+#: digits, dots or ``@`` cannot make a match attempt at every position scan to the run's end.
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
+            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----.{0,20000}?"
+            r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|$)",
+            re.S,
         ),
         "[PRIVATE_KEY]",
     ),
-    (re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+"), "[EMAIL]"),
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^@\s/]+@"), "[URL_WITH_CREDENTIALS]@"),
+    (re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"), "[EMAIL]"),
+    (
+        re.compile(r"\b[a-z][a-z0-9+.-]{0,30}://[^/\s:@]{1,256}:[^@\s/]{1,256}@"),
+        "[URL_WITH_CREDENTIALS]@",
+    ),
     (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), "[AWS_KEY]"),
     (
         re.compile(
-            r"\b(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})\b"
+            r"(?<![A-Za-z0-9_-])(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}"
+            r"|xox[abpr]-[A-Za-z0-9-]{10,})\b"
         ),
         "[TOKEN]",
     ),
@@ -47,12 +56,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]"),
     (re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]"),
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]"),
-    (re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,}\d\b"), "[PHONE]"),
+    (re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,30}\d\b"), "[PHONE]"),
     (
-        re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[:=]\s*\S+"),
+        re.compile(
+            r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)[ \t]{0,8}[:=][ \t]{0,8}\S+"
+        ),
         r"\1=[REDACTED]",
     ),
-    (re.compile(r"\b[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
+    (re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
 )
 
 

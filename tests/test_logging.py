@@ -100,3 +100,51 @@ def test_exceptions_are_scrubbed(log_stream: io.StringIO) -> None:
     except ValueError:
         log.error("failed", exc_info=True)
     assert "jane.doe@example.com" not in log_stream.getvalue()
+
+
+# -- linear time on hostile text -----------------------------------------------------------
+
+_HOSTILE = {
+    "word run": "a",
+    "digit run": "1",
+    "spaced digits": "1 ",
+    "dotted": "a.",
+    "at signs": "a@",
+    "slashes": "a/",
+    "dashes": "1-",
+    "key-like": "password=",
+}
+
+
+def _cost(text: str) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        scrub(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", sorted(_HOSTILE))
+def test_scrub_grows_linearly_on_hostile_runs(unit: str) -> None:
+    # four times the text may cost about four times as much; a pattern that rescans the
+    # run from every position costs sixteen times as much (measured as a ratio, so a slow
+    # machine does not fail it; 20 KB of a quadratic pattern took seconds before)
+    piece = _HOSTILE[unit]
+    small, large = piece * (25_000 // len(piece)), piece * (100_000 // len(piece))
+    ratio = _cost(large) / max(_cost(small), 1e-5)
+    assert ratio < 10, f"{unit}: 4x the text cost {ratio:.1f}x"
+
+
+def test_snippet_of_a_huge_fact_is_scrubbed_only_around_the_span() -> None:
+    from auditor.findings import _redacted_snippet
+
+    head = "x" * 200_000
+    fact = head + " mail bob.smith@example.org about card 4111 1111 1111 1111 " + "y" * 200_000
+    start = fact.index("4111")
+    snippet = _redacted_snippet(fact, [(start, start + 19, "credit_card")])
+    assert "[CREDIT_CARD]" in snippet and "[EMAIL]" in snippet
+    assert "bob.smith" not in snippet and "4111" not in snippet
+    assert snippet.startswith("…") and snippet.endswith("…") and len(snippet) <= 162
