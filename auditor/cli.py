@@ -1138,7 +1138,7 @@ def guard(c: Ctx, /, rules_dir: Path | None, consents: tuple[str, ...], **fields
     type=click.IntRange(min=1000),
     default=100_000,
     show_default=True,
-    help="Size of the synthetic store.",
+    help="Size of each corpus's store.",
 )
 @rules_option
 @click.option(
@@ -1148,9 +1148,31 @@ def guard(c: Ctx, /, rules_dir: Path | None, consents: tuple[str, ...], **fields
     "It is written to: never point it at a real store.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option(
+    "--corpus",
+    type=click.Choice(["synthetic", "realistic", "both"]),
+    default="both",
+    show_default=True,
+    help="Synthetic templates, realistic texts from the train splits of the labelled "
+    "corpora (a checkout with ../shared beside it), or both side by side.",
+)
+@click.option(
+    "--corpora",
+    "corpora_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder with eval/ and train/ (default: MEMAUDIT_CORPORA_DIR, else ../shared "
+    "next to the checkout).",
+)
 @pass_ctx
 def bench(
-    c: Ctx, memories: int, rules_dir: Path | None, bench_database_url: str | None, as_json: bool
+    c: Ctx,
+    memories: int,
+    rules_dir: Path | None,
+    bench_database_url: str | None,
+    as_json: bool,
+    corpus: str,
+    corpora_dir: Path | None,
 ) -> None:
     """Throughput benchmark: full and incremental scans beside Presidio alone, one run."""
     from auditor.bench import as_dict, render, run_bench
@@ -1161,6 +1183,8 @@ def bench(
         memories,
         bench_database_url,
         say=lambda line: err_console.print(line, highlight=False),
+        corpus=corpus,  # type: ignore[arg-type]
+        corpora_dir=corpora_dir,
     )
     click.echo(json.dumps(as_dict(result), indent=2) if as_json else render(result))
 

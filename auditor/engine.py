@@ -9,6 +9,7 @@ recorded as an :class:`EngineError` for that memory and rule group, and the run 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +60,7 @@ class EngineError:
 class _Group:
     detector: Detector
     rules: list[Rule] = field(default_factory=list)
+    label: str = ""
     _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
 
     def applicable(self, m: MemoryView) -> list[Rule]:
@@ -90,8 +92,25 @@ class Engine:
             if key not in groups:
                 groups[key] = _Group(build(rule.detector, rule.params))
             groups[key].rules.append(rule)
+        for group in groups.values():
+            more = f" +{len(group.rules) - 1}" if len(group.rules) > 1 else ""
+            group.label = f"{group.detector.name} [{group.rules[0].id}{more}]"
         self.memory_groups = [g for g in groups.values() if g.detector.scope == "memory"]
         self.subject_groups = [g for g in groups.values() if g.detector.scope == "subject"]
+        #: per rule group (its label): [seconds inside the detector, calls]; None = off
+        self.timings: dict[str, list[float]] | None = None
+
+    def start_profile(self) -> None:
+        """Time every detector call from now on (see :attr:`timings`); off by default.
+
+        When off, the only cost is one ``is None`` test per rule group and memory.
+        """
+        self.timings = {g.label: [0.0, 0.0] for g in self.memory_groups + self.subject_groups}
+
+    def stop_profile(self) -> dict[str, list[float]]:
+        """Stop timing; returns what was measured (label -> [seconds, calls])."""
+        found, self.timings = self.timings or {}, None
+        return found
 
     @classmethod
     def from_pack(cls, pack: RulePack) -> Engine:
@@ -102,15 +121,20 @@ class Engine:
         """Per-memory rules on one memory."""
         hits: list[Hit] = []
         errors: list[EngineError] = []
+        timings = self.timings
         for group in self.memory_groups:
             rules = group.applicable(m)
             if not rules:
                 continue
+            started = time.perf_counter() if timings is not None else 0.0
             try:
                 detections = group.detector.analyze(m, ctx)
             except Exception as exc:  # noqa: BLE001 - one memory must not stop a scan
                 errors.append(_error(rules, (m.memory_id,), exc))
                 continue
+            finally:
+                if timings is not None:
+                    _tick(timings, group.label, started)
             for d in detections:
                 hits.extend(Hit(r, d) for r in rules if r.selects(d.entity, d.score))
         return hits, errors
@@ -123,16 +147,21 @@ class Engine:
         errors: list[EngineError] = []
         if not memories:
             return hits, errors
+        timings = self.timings
         for group in self.subject_groups:
             usable = [m for m in memories if group.applicable(m)]
             if not usable:
                 continue
             by_id = {m.memory_id: m for m in usable}
+            started = time.perf_counter() if timings is not None else 0.0
             try:
                 detections = group.detector.analyze_group(usable, ctx)
             except Exception as exc:  # noqa: BLE001 - one subject must not stop a scan
                 errors.append(_error(group.rules, tuple(by_id), exc))
                 continue
+            finally:
+                if timings is not None:
+                    _tick(timings, group.label, started)
             if ctx.focus is not None:
                 detections = [d for d in detections if not ctx.focus.isdisjoint(d.memory_ids)]
             for d in detections:
@@ -160,6 +189,12 @@ class Engine:
                 hits += h
                 errors += e
         return hits, errors
+
+
+def _tick(timings: dict[str, list[float]], label: str, started: float) -> None:
+    slot = timings.setdefault(label, [0.0, 0.0])
+    slot[0] += time.perf_counter() - started
+    slot[1] += 1
 
 
 def _error(rules: Sequence[Rule], memory_ids: tuple[str, ...], exc: BaseException) -> EngineError:

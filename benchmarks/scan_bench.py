@@ -1,9 +1,15 @@
-"""Full-scan time of a large synthetic store, with 1 and with N daemon replicas side by side.
+"""Full-scan time of a large store, with 1 and with N daemon replicas side by side.
 
 Usage::
 
     .venv/bin/python benchmarks/scan_bench.py --memories 1000000 --replicas 0,1,2
     .venv/bin/python benchmarks/scan_bench.py --memories 100000 --database sqlite
+    .venv/bin/python benchmarks/scan_bench.py --memories 100000 --corpus realistic
+
+The store is synthetic (short template sentences, :mod:`auditor.synthetic`) or realistic
+(texts of the train splits of ``../shared/eval`` and ``../shared/train``, replicated with new
+ids and long-tailed subjects, :mod:`auditor.tools.realistic`; ``--corpora DIR`` or
+``MEMAUDIT_CORPORA_DIR`` point elsewhere).
 
 PostgreSQL (``MEMAUDIT_BENCH_PG_URL``, default the local test server): for each replica
 count the same synthetic store is imported into a scratch schema of its own, N real
@@ -44,6 +50,7 @@ from auditor.sources import open_source
 from auditor.store.db import Database
 from auditor.store.models import ScanRun
 from auditor.synthetic import write_synthetic
+from auditor.tools.realistic import CorporaMissing, write_realistic
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,10 +188,23 @@ def main() -> None:
         "--replicas", default="0,1,2", help="replica counts to compare (0: in-process)"
     )
     parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--corpus", choices=["synthetic", "realistic"], default="synthetic")
+    parser.add_argument(
+        "--corpora", type=Path, default=None, help="folder with eval/ and train/ (realistic)"
+    )
     args = parser.parse_args()
     configure_logging("warning", "console")
     with tempfile.TemporaryDirectory(prefix="memaudit-scanbench-") as tmp:
-        corpus = write_synthetic(Path(tmp) / "store.jsonl", args.memories)
+        if args.corpus == "realistic":
+            try:
+                corpus = write_realistic(
+                    Path(tmp) / "store.jsonl", args.memories, root=args.corpora
+                )
+            except CorporaMissing as exc:
+                raise SystemExit(f"realistic corpus: {exc}") from None
+        else:
+            corpus = write_synthetic(Path(tmp) / "store.jsonl", args.memories)
+        print(f"{args.corpus} store: {args.memories:,} memories", flush=True)
         if args.database == "sqlite":
             db, imported = _import(f"sqlite:///{Path(tmp) / 'bench.db'}", corpus)
             t0 = time.perf_counter()
@@ -239,11 +259,11 @@ def main() -> None:
         finally:
             admin.dispose()
         if len(results) > 1:
-            base = next((r for n, _i, r in results if n == 1), results[0][2])
+            one = next((r for n, _i, r in results if n == 1), results[0][2])
             for replicas, _imported, r in results:
                 if replicas > 1:
                     print(
-                        f"speed-up {replicas} replicas vs 1: {base['seconds'] / r['seconds']:.2f}x"
+                        f"speed-up {replicas} replicas vs 1: {one['seconds'] / r['seconds']:.2f}x"
                     )
 
 
