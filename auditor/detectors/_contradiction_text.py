@@ -91,6 +91,9 @@ _QA = re.compile(
     r"(?:" + "|".join(data.QA_ANSWER_MARKERS) + r")\s*[:.)]\s*(?P<a>.+?)\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+#: The same memory layout without markers: one question, then its short answer
+#: ("How many moons does Mars have? Two."); bounded repetitions, linear time.
+_QA_PLAIN = re.compile(r"^\s*(?P<q>[^?\n]{8,300}\?)\s+(?P<a>[^?\n]{1,80}?)\s*$")
 _POST_NEGATION = frozenset(
     {"not", "isn't", "aren't", "banned", "forbidden", "disallowed", "prohibited", "never"}
 )
@@ -945,7 +948,7 @@ def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
 
 
 def _question_answer(text: str, lex: Lexicon) -> QuestionAnswer | None:
-    m = _QA.match(text)
+    m = _QA.match(text) or _QA_PLAIN.match(text)
     if m is None:
         return None
     question, answer = m.group("q"), m.group("a")

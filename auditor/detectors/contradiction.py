@@ -60,17 +60,36 @@ from typing import Any
 import structlog
 
 from auditor.config import tier_rank
-from auditor.detectors._contradiction_candidates import candidate_pairs
+from auditor.detectors._contradiction_candidates import candidate_pairs as _index_candidates
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
 from auditor.detectors._contradiction_text import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.contradiction_frames import (
+    different_things,
+    frame_keys,
+    frames_of,
+    read_pair,
+)
 from auditor.errors import ConfigError
 
-__all__ = ["ContradictionDetector", "suggested_resolution"]
+__all__ = ["ContradictionDetector", "candidate_pairs", "suggested_resolution"]
 
 log = structlog.get_logger(__name__)
 
-_CHECKS = ("slot", "trait", "numeric", "date", "answer", "negation")
+_CHECKS = ("slot", "trait", "numeric", "date", "answer", "negation", "frame")
+#: Offline signals a restatement ("X" / "X, not Y") explains away: a negated alternative.
+_RESTATEMENT_DROPS = frozenset({"slot_conflict", "negation"})
+#: Offline signals a plan, a past state or a hypothetical about the same head explains away.
+_MODAL_DROPS = frozenset(
+    {"slot_conflict", "negation", "exclusive_choice", "numeric_conflict", "date_conflict"}
+)
+#: Offline signals explained away when the frames read one relation of two different named
+#: things ("the meeting lasts 30 minutes" / "the standup lasts 15 minutes").
+_OTHER_THING_DROPS = frozenset({"slot_conflict", "numeric_conflict", "date_conflict"})
+#: Frame blocking: each memory meets this many latest earlier memories per frame key.
+_FRAME_NEIGHBOURS = 8
+#: Frame signals below this score are candidates for the LLM judge only.
+_WEAK_FRAME = 0.5
 _EXPLICIT_SOURCES = frozenset({"explicit_statement", "system"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PROFILE_CACHE_SIZE = 50_000
@@ -197,6 +216,47 @@ class ContradictionDetector(Detector):
                 self._profiles.popitem(last=False)
         return prof
 
+    # -- candidates ------------------------------------------------------------------
+
+    def usable(self, memories: Sequence[MemoryView]) -> list[MemoryView]:
+        """The memories the detector compares, oldest first (active, not skipped, short)."""
+        out = [
+            m
+            for m in memories
+            if m.status == "active"
+            and m.kind not in self.skip_kinds
+            and m.fact.strip()
+            and len(m.fact) <= self.max_fact_chars
+        ]
+        out.sort(key=lambda m: (_created(m), m.memory_id))
+        return out
+
+    def candidates(
+        self, usable: Sequence[MemoryView], profiles: Sequence[Profile]
+    ) -> dict[tuple[int, int], float]:
+        """Candidate pairs of one subject (indices into ``usable``, oldest first).
+
+        The similarity index and slot walks of
+        :mod:`auditor.detectors._contradiction_candidates`, plus frame blocking: memories
+        whose sentences share an attribute head and relation
+        (:func:`auditor.detectors.contradiction_frames.frame_keys`) meet their
+        ``_FRAME_NEIGHBOURS`` latest predecessors per key. Linear in the subject's size.
+        """
+        order = list(range(len(usable)))
+        pairs = _index_candidates(profiles, order, top_k=self.top_k, max_df=self.max_df)
+        if "frame" in self.checks:
+            recent: dict[str, list[int]] = {}
+            for i in order:
+                keys = {k for fr in frames_of(usable[i].fact) for k in frame_keys(fr)}
+                for key in sorted(keys):
+                    seen = recent.setdefault(key, [])
+                    for j in seen:
+                        pairs.setdefault((j, i), 0.0)
+                    seen.append(i)
+                    if len(seen) > _FRAME_NEIGHBOURS:
+                        del seen[0]
+        return pairs
+
     # -- the detector ----------------------------------------------------------------
 
     def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
@@ -209,20 +269,11 @@ class ContradictionDetector(Detector):
         Returns:
             One detection per contradicting pair, ``memory_ids = (older, newer)``.
         """
-        usable = [
-            m
-            for m in memories
-            if m.status == "active"
-            and m.kind not in self.skip_kinds
-            and m.fact.strip()
-            and len(m.fact) <= self.max_fact_chars
-        ]
+        usable = self.usable(memories)
         if len(usable) < 2:
             return []
-        usable.sort(key=lambda m: (_created(m), m.memory_id))
         profiles = [self.profile(m.fact, m.content_hash) for m in usable]
-        order = list(range(len(usable)))
-        pairs = candidate_pairs(profiles, order, top_k=self.top_k, max_df=self.max_df)
+        pairs = self.candidates(usable, profiles)
         if ctx.focus is not None:  # incremental scan: judge only pairs with a changed memory
             focus = ctx.focus
             pairs = {
@@ -241,6 +292,8 @@ class ContradictionDetector(Detector):
             signals = judge_pair(
                 profiles[i], profiles[j], older.fact, newer.fact, self.lexicon, checks=self.checks
             )
+            if "frame" in self.checks:
+                signals = _with_frames(signals, older.fact, newer.fact, weak=ctx.judge is not None)
             if signals:
                 found[(i, j)] = (signals[0], signals)
             elif self.judge_similar is not None and ctx.judge is not None:
@@ -340,6 +393,59 @@ class ContradictionDetector(Detector):
             spans=spans,
             details=details,
         )
+
+
+def _with_frames(signals: list[Signal], older: str, newer: str, *, weak: bool) -> list[Signal]:
+    """The offline signals, corrected and extended by the open-vocabulary frames.
+
+    ``weak``: keep frame signals below ``_WEAK_FRAME`` (plausible candidates that only the
+    LLM judge can settle); without a judge they would only be noise.
+    """
+    reading = read_pair(older, newer)
+    if reading.restatement:
+        signals = [s for s in signals if s.entity not in _RESTATEMENT_DROPS]
+    if reading.modal:
+        signals = [s for s in signals if s.entity not in _MODAL_DROPS]
+    if not reading.signals and signals and different_things(older, newer):
+        signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
+    # the older checks' typed evidence stays first (its entity names the rule that fires)
+    return [*signals, *(s for s in reading.signals if weak or s.score >= _WEAK_FRAME)]
+
+
+def candidate_pairs(
+    memories: Sequence[MemoryView], params: Mapping[str, Any] | None = None
+) -> set[frozenset[str]]:
+    """Every pair of memories that reaches the offline verdict step (or the LLM judge).
+
+    The detector never compares all pairs; this is the set it does compare, for measuring
+    *candidate recall* (the share of labelled contradictions that are ever looked at):
+    memories are grouped by subject, filtered as the detector filters them (active, kinds
+    not skipped, not too long) and blocked as in :meth:`ContradictionDetector.candidates`.
+    Pairs already linked by ``supersedes`` or with equal content are left out, as in a scan.
+
+    Args:
+        memories: memories of any number of subjects.
+        params: the detector params (as in a rule), default none.
+
+    Returns:
+        Unordered pairs of memory ids.
+    """
+    det = ContradictionDetector(params)
+    by_subject: dict[str, list[MemoryView]] = {}
+    for m in memories:
+        by_subject.setdefault(m.subject, []).append(m)
+    out: set[frozenset[str]] = set()
+    for group in by_subject.values():
+        usable = det.usable(group)
+        if len(usable) < 2:
+            continue
+        profiles = [det.profile(m.fact, m.content_hash) for m in usable]
+        for i, j in det.candidates(usable, profiles):
+            a, b = usable[i], usable[j]
+            if _linked(a, b) or (a.content_hash and a.content_hash == b.content_hash):
+                continue
+            out.add(frozenset((a.memory_id, b.memory_id)))
+    return out
 
 
 def _linked(a: MemoryView, b: MemoryView) -> bool:

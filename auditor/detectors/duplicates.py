@@ -51,6 +51,17 @@ Params:
     numbers_must_match (bool, default false): do not link two memories whose tokens with
         digits differ (templated facts about different values: two flights, two ids); off
         by default, as in the paper. Details always say whether the numbers differ.
+    conflicts_break_links (bool, default false): do not link two memories that give one
+        attribute two values ("the standup is on Mondays" / "... on Thursdays"), read by the
+        contradiction detector's open-vocabulary frames
+        (:mod:`auditor.detectors.contradiction_frames`): those are a contradiction, not a
+        copy; nor two memories saying one relation of two different named things ("project
+        A is licensed under MIT" / "project B ..."). A negated alternative ("X, not Y") or
+        added detail still links.
+    containment (float in (0, 1] or null, default null): also link a memory whose tokens are
+        at least this share contained in a longer one (a restatement that adds detail:
+        "written in Go" / "written in Go 1.22 with chi"), when the pair's Jaccard is at
+        least ``containment_floor`` (0.3) and the shorter memory has 3 tokens or more.
 """
 
 from __future__ import annotations
@@ -68,6 +79,7 @@ import structlog
 
 from auditor.config import tier_rank
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.contradiction_frames import different_things, read_pair
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -305,6 +317,21 @@ def _view_key(m: MemoryView) -> tuple[datetime, datetime, str]:
     return newest_key(m.created_at, m.updated_at, m.memory_id)
 
 
+def _conflict(a: MemoryView, b: MemoryView) -> bool:
+    """Whether the contradiction frames read the two facts as two values of one attribute."""
+    older, newer = (a, b) if _view_key(a) <= _view_key(b) else (b, a)
+    return bool(read_pair(older.fact, newer.fact).signals) or different_things(a.fact, b.fact)
+
+
+def _share_param(params: Mapping[str, Any], name: str, default: float | None) -> float | None:
+    value = params.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ValueError(f"{name}: must be a number in (0, 1] or null")
+    return float(value)
+
+
 def _numbers(tokens: frozenset[str]) -> frozenset[str]:
     """The tokens that contain a digit (values: dates, amounts, ids)."""
     return frozenset(t for t in tokens if _DIGIT.search(t))
@@ -344,7 +371,17 @@ class DuplicateDetector(Detector):
     scope: ClassVar[Literal["memory", "subject"]] = "subject"
     ENTITY: ClassVar[str] = "near_duplicate"
     PARAMS: ClassVar[frozenset[str]] = frozenset(
-        {"threshold", "stop_words", "hangul", "max_postings", "partition_by", "numbers_must_match"}
+        {
+            "threshold",
+            "stop_words",
+            "hangul",
+            "max_postings",
+            "partition_by",
+            "numbers_must_match",
+            "conflicts_break_links",
+            "containment",
+            "containment_floor",
+        }
     )
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
@@ -379,6 +416,13 @@ class DuplicateDetector(Detector):
         if not isinstance(numbers_must_match, bool):
             raise ValueError("numbers_must_match: must be true or false")
         self.numbers_must_match = numbers_must_match
+        breaks = self.params.get("conflicts_break_links", False)
+        if not isinstance(breaks, bool):
+            raise ValueError("conflicts_break_links: must be true or false")
+        self.conflicts_break_links = breaks
+        self.containment = _share_param(self.params, "containment", None)
+        floor = _share_param(self.params, "containment_floor", 0.3)
+        self.containment_floor = 0.3 if floor is None else floor
 
     def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
         """Near-duplicates among the memories of one subject.
@@ -446,6 +490,16 @@ class DuplicateDetector(Detector):
                         queue.append(j)
         return tuple(sorted(found))
 
+    def _links(self, sets: Sequence[frozenset[str]], pair: tuple[int, int, float]) -> bool:
+        """Whether a pair found below the threshold links by containment."""
+        i, j, sim = pair
+        if sim >= self.threshold - EPS:
+            return True
+        small = min(len(sets[i]), len(sets[j]))
+        if self.containment is None or small < 3:
+            return False
+        return len(sets[i] & sets[j]) / small >= self.containment - EPS
+
     def _analyze_part(
         self, part: Sequence[MemoryView], focus: frozenset[str] | None = None
     ) -> list[Detection]:
@@ -456,7 +510,10 @@ class DuplicateDetector(Detector):
         if focus is not None and len(start) <= max(4, len(part) // 8):
             pairs = self._focus_pairs(sets, start)
         else:
-            search = similar_pairs(sets, self.threshold, self.max_postings)
+            floor = self.threshold
+            if self.containment is not None:
+                floor = min(floor, self.containment_floor)
+            search = similar_pairs(sets, floor, self.max_postings)
             if search.dropped_postings:
                 log.warning(
                     "duplicate_postings_capped",
@@ -465,6 +522,10 @@ class DuplicateDetector(Detector):
                     max_postings=self.max_postings,
                 )
             pairs = search.pairs
+            if floor < self.threshold:
+                pairs = tuple(p for p in pairs if self._links(sets, p))
+        if self.conflicts_break_links:
+            pairs = tuple(p for p in pairs if not _conflict(part[p[0]], part[p[1]]))
         if self.numbers_must_match:
             pairs = tuple(p for p in pairs if _numbers(sets[p[0]]) == _numbers(sets[p[1]]))
         if not pairs:

@@ -1,0 +1,785 @@
+"""Open-vocabulary "same attribute, different value" frames for the contradiction detector.
+
+A *frame* is read from one sentence by structure, not from value lists: the attribute head
+(the thing the sentence is about and its relation: "the Tessera project | is licensed
+under", "the meeting | lasts", "사내 위키는 | ... 운영한다"), and the value (whatever follows:
+"AGPL-3.0", "30 minutes", "Notion"). English: ``HEAD (copula | relation verb [participle]
+[preposition]) VALUE`` and ``HEAD: VALUE``; a sentence without a subject ("Works at Naver",
+"Never deploys on Fridays") has the user as its subject and the verb as its head. Korean:
+``HEAD은/는 VALUE PREDICATE`` (the topic-marked phrase is the head; "X의 Y는 Z" too).
+
+:func:`compare_frames` decides a pair of frames:
+
+* typed values (weekdays, weekend, parts of the day, dates, months, durations, counts with a
+  unit, clock times, days of the month) that do not overlap: a clear conflict;
+* "only X" against "X and Y" (a rule and a statement that breaks it);
+* untyped values that differ, with the same head and relation: a conflict when the relation
+  is single-valued (a copula with a named subject, "lives in", "is licensed under", "runs
+  on"); otherwise a plausible candidate with a low score (the LLM judge decides);
+* a value that only adds words ("Go" vs "Go 1.22 with chi"), or a negated alternative
+  ("Vite, not Webpack": the clause stops at "not"), is a restatement: no conflict;
+* a plan, a past state or a hypothetical ("plans to move to Rust", "used to live in", "if")
+  never conflicts with the current state.
+
+:func:`never_every` catches "never on D" against "every day". The cue words are data
+(``data/contradiction_frames.json``): relation and modality words only, never values.
+Every regular expression here is linear-time (no nested unbounded quantifiers).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from auditor.detectors._contradiction_pairs import PairSignal, Signal
+from auditor.detectors._contradiction_text import stem
+
+__all__ = [
+    "Frame",
+    "FrameReading",
+    "FrameVerdict",
+    "compare_frames",
+    "different_things",
+    "frame_keys",
+    "frames_of",
+    "never_every",
+    "read_pair",
+    "text_modality",
+]
+
+_DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
+
+#: Hangul runs, other word runs (joined by ' . + # / - inside: Node.js, GPL-3.0, C++), ":"
+#: and "," as tokens. Each repetition needs a separator outside the run class: linear time.
+_TOKEN = re.compile(
+    r"\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_NUM = re.compile(r"^(\d{1,6})(?:\.(\d{1,3}))?$")
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
+_KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
+_MAX_FRAMES = 4
+_MAX_VALUE_TOKENS = 8
+#: Untyped values longer than this (content words) are paraphrase-prone: judge only.
+_SHORT_VALUE = 4
+_APPROX = frozenset(
+    {"about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa", "~"}
+)
+
+Modality = Literal["current", "plan", "past", "hypothetical"]
+
+
+@functools.cache
+def _data() -> dict[str, Any]:
+    with _DATA_PATH.open(encoding="utf-8") as fh:
+        raw: dict[str, Any] = json.load(fh)
+    out: dict[str, Any] = dict(raw)
+    for key, value in raw.items():
+        if isinstance(value, list):
+            out[key + "_set"] = frozenset(value)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Tok:
+    """One token: lower-cased text, key (stem or Korean root), offsets."""
+
+    low: str
+    key: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One "head relation value" reading of a sentence.
+
+    Attributes:
+        lang: ``en`` or ``ko``.
+        head: content keys of the attribute head (the subject phrase; empty when none).
+        rel: the relation key (copula, verb stem with its preposition; ``ko`` for Korean).
+        functional: whether the relation holds one value at a time.
+        subject: whether the sentence names its subject (not "Works at X").
+        values: content keys of the value (qualifiers removed).
+        typed: typed value sets by type (weekday, daypart, date, month, duration, count,
+            clock, dom).
+        only: the value is restricted ("only", "에만").
+        conj: the value lists several items ("X and Y", "X와 Y").
+        negated: the sentence is negated.
+        modality: current, plan, past or hypothetical.
+        span: offsets of the value in the fact.
+    """
+
+    lang: str
+    head: frozenset[str]
+    rel: str
+    functional: bool
+    subject: bool
+    values: frozenset[str]
+    typed: tuple[tuple[str, frozenset[Any]], ...]
+    only: bool
+    conj: bool
+    negated: bool
+    modality: Modality
+    span: tuple[int, int]
+    approx: bool = False
+
+    def typed_map(self) -> dict[str, frozenset[Any]]:
+        """The typed values as a mapping."""
+        return dict(self.typed)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameVerdict:
+    """The outcome of comparing two frames.
+
+    Attributes:
+        kind: ``typed`` (typed values differ), ``only`` (a restriction broken), ``value``
+            (untyped values differ), ``restatement`` (same value, more detail) or
+            ``compatible``.
+        score: heuristic confidence that the pair conflicts (0 for compatible kinds).
+        value_type: the type of the differing values (``text`` when untyped).
+        older_span / newer_span: value offsets in each fact.
+    """
+
+    kind: str
+    score: float
+    value_type: str
+    older_span: tuple[int, int]
+    newer_span: tuple[int, int]
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _is_hangul(s: str) -> bool:
+    return _HANGUL.search(s) is not None
+
+
+@functools.cache
+def _by_length(key: str) -> tuple[str, ...]:
+    """A word list of the data file, longest first (suffix stripping tries long ones first)."""
+    return tuple(sorted(_data()[key], key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _ko_key(word: str) -> str:
+    """A Korean token without its particle or verb/copula ending (rough, deterministic)."""
+    d = _data()
+    w = word
+    if w in d["ko_particles_value_set"] or w in d["ko_copula_endings_set"]:
+        return ""
+    for ending in _by_length("ko_verb_endings"):
+        if " " not in ending and w.endswith(ending) and len(w) > len(ending):
+            w = w[: -len(ending)]
+            break
+    for ending in _by_length("ko_copula_endings"):
+        if w.endswith(ending) and len(w) > len(ending) + 1:
+            w = w[: -len(ending)]
+            break
+    for _round in range(2):  # "오전에만": 만, then 에
+        for particle in _by_length("ko_particles_value"):
+            if w.endswith(particle) and len(w) > len(particle) + 1:
+                w = w[: -len(particle)]
+                break
+    return w
+
+
+def _tokens(text: str) -> list[Tok]:
+    out: list[Tok] = []
+    for m in _TOKEN.finditer(text):
+        raw = m.group()
+        low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
+        key = _ko_key(low) if _is_hangul(low) else stem(low)
+        out.append(Tok(low, key, m.start(), m.end()))
+    return out
+
+
+def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
+    joined = " " + " ".join(lows) + " "
+    return any(f" {p} " in joined for p in phrases)
+
+
+def _modality(lows: Sequence[str], text: str, ko: bool) -> Modality:
+    d = _data()
+    if ko:
+        if any(t.startswith(w) for t in lows for w in d["hypothetical_words_ko"]):
+            return "hypothetical"
+        if any(w in text for w in d["plan_words_ko"]):
+            return "plan"
+        if any(t.startswith(w) for t in lows for w in d["past_words_ko"]) or any(
+            e in text for e in d["past_endings_ko"]
+        ):
+            return "past"
+        return "current"
+    if any(w in d["hypothetical_words_set"] for w in lows):
+        return "hypothetical"
+    if any(w in d["plan_words_set"] for w in lows) or _has_phrase(lows, ["going to"]):
+        return "plan"
+    if _has_phrase(lows, d["past_words"]):
+        return "past"
+    return "current"
+
+
+@functools.lru_cache(maxsize=50_000)
+def text_modality(text: str) -> Modality:
+    """Whether a whole fact states the present, a plan, a past state or a hypothetical."""
+    toks = _tokens(text)
+    return _modality([t.low for t in toks], text, any(_is_hangul(t.low) for t in toks))
+
+
+def _number(low: str) -> float | None:
+    m = _NUM.match(low)
+    if m:
+        return float(m.group(0))
+    value = _data()["number_words"].get(low)
+    return float(value) if value is not None else None
+
+
+def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
+    """Typed values among ``toks`` (a value region)."""
+    d = _data()
+    out: dict[str, set[Any]] = {}
+    weekdays, dayparts, units = d["weekdays"], d["dayparts"], d["duration_units"]
+    months = {k: v for k, v in _month_names().items()}
+    lows = [t.low for t in toks]
+    keys = [t.key for t in toks]
+    for i, t in enumerate(toks):
+        low, key = t.low, t.key
+        for cand in (low, key):
+            if cand in weekdays:
+                out.setdefault("weekday", set()).add(weekdays[cand])
+                break
+            if ko and any(cand.startswith(w) for w in weekdays if _is_hangul(w)):
+                wd = next(w for w in weekdays if _is_hangul(w) and cand.startswith(w))
+                out.setdefault("weekday", set()).add(weekdays[wd])
+                break
+        if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
+            out.setdefault("weekday", set()).update({6, 7})
+        part = dayparts.get(low) or dayparts.get(key)
+        if part:
+            out.setdefault("daypart", set()).add(part)
+        m = _ORDINAL.match(low)
+        if m:
+            out.setdefault("dom", set()).add(int(m.group(1)))
+        clock = _CLOCK.match(low)
+        if clock and clock.group(3):
+            hour = int(clock.group(1)) % 12 + (12 if clock.group(3) == "pm" else 0)
+            out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
+        num = _number(low)
+        nxt = lows[i + 1] if i + 1 < len(lows) else ""
+        if num is not None and nxt:
+            if nxt in months and not (i > 0 and lows[i - 1] in months):
+                out.setdefault("date", set()).add((months[nxt], int(num)))
+            elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
+                out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
+            elif low not in ("a", "an", "one") or nxt in units:
+                out.setdefault("count:" + keys[i + 1], set()).add(num)
+        if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
+            day = int(float(lows[i + 1]))
+            if 1 <= day <= 31:
+                out.setdefault("date", set()).add((months[low], day))
+        elif low in months and len(low) > 3:
+            out.setdefault("month", set()).add(months[low])
+        if ko:
+            km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
+            if km:
+                num_s, unit = km.group(1), km.group(2)
+                unit_key = next(
+                    (
+                        u
+                        for u in sorted(units, key=len, reverse=True)
+                        if unit.startswith(u) and _is_hangul(u)
+                    ),
+                    "",
+                )
+                if unit.startswith("월") and i + 1 < len(toks):
+                    day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
+                    if day_m and day_m.group(2).startswith("일"):
+                        out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
+                        continue
+                if unit.startswith("월"):
+                    out.setdefault("month", set()).add(int(num_s))
+                elif unit_key and not unit.startswith("일"):
+                    out.setdefault("duration", set()).add(
+                        round(float(num_s) * float(units[unit_key]), 2)
+                    )
+                elif not unit.startswith("일"):
+                    out.setdefault("count:" + unit[:1], set()).add(float(num_s))
+    _merge_compound_durations(toks, out, units)
+    return out
+
+
+def _merge_compound_durations(
+    toks: Sequence[Tok], out: dict[str, set[Any]], units: dict[str, float]
+) -> None:
+    """ "1시간 30분" / "1 hour 30 minutes" is one duration, not two."""
+    durations = out.get("duration")
+    if not durations or len(durations) < 2:
+        return
+    total = 0.0
+    for t in toks:
+        m = _KO_NUM_UNIT.match(t.low)
+        if m and m.group(2) in units:
+            total += float(m.group(1)) * float(units[m.group(2)])
+    if total:
+        out["duration"] = {round(total, 2)}
+
+
+@functools.cache
+def _month_names() -> dict[str, int]:
+    from auditor.detectors._contradiction_data import MONTHS
+
+    return dict(MONTHS)
+
+
+def _clause_end(toks: Sequence[Tok], start: int) -> int:
+    stops = _data()["clause_stops_set"]
+    for i in range(start, len(toks)):
+        if toks[i].low in stops:
+            return i
+    return len(toks)
+
+
+def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
+    d = _data()
+    low = toks[i].low
+    if low in d["relation_verbs_set"] or low in d["copulas_set"]:
+        return True
+    if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is", "'s")):
+        nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+        return (
+            nxt in d["prepositions_set"] or nxt in d["determiners_set"] or _number(nxt) is not None
+        )
+    return False
+
+
+def _en_boundary(toks: Sequence[Tok]) -> int:
+    """Index of the relation word (copula, verb or ":") ending the head; -1 when none."""
+    for i, t in enumerate(toks):
+        if t.low == ":" and i > 0:
+            return i
+        if t.low in (",", "(", ")"):
+            return -1
+        if _looks_verb(toks, i):
+            return i
+    return -1
+
+
+def _en_functional(verb: str, rel_parts: Sequence[str], head_toks: Sequence[Tok], nxt: str) -> bool:
+    """Whether an English relation holds one value at a time."""
+    d = _data()
+    subject = bool(head_toks)
+    if verb == ":":
+        return subject
+    if verb in d["copulas_set"]:
+        # "X is Y" holds one Y; "I am Y" / "is a Y" (a person's traits) hold many
+        person = subject and all(t.low in d["person_heads_set"] for t in head_toks)
+        return subject and not person and not (len(rel_parts) == 1 and nxt in ("a", "an"))
+    return bool(verb in d["functional_verbs_set"] and verb not in d["multi_valued_verbs_set"])
+
+
+def _en_frame(text: str, toks: list[Tok]) -> Frame | None:
+    d = _data()
+    lows = [t.low for t in toks]
+    n = len(toks)
+    skip = d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"] | {"usually"}
+    boundary = _en_boundary(toks)
+    if boundary < 0:
+        return None
+    head_toks = [
+        t
+        for t in toks[:boundary]
+        if t.low not in skip and t.low not in d["determiners_set"] and t.low not in (",",)
+    ]
+    rel_parts = [lows[boundary] if lows[boundary] != ":" else ":"]
+    j = boundary + 1
+    while j < n and (
+        lows[j] in d["participles_set"]
+        or lows[j] in d["relation_particles_set"]
+        or (lows[j].endswith("ed") and len(lows[j]) > 4 and rel_parts[0] in d["copulas_set"])
+    ):
+        rel_parts.append(lows[j])
+        j += 1
+    while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
+        rel_parts.append(lows[j])
+        j += 1
+    end = _clause_end(toks, j)
+    value_toks = toks[j:end][:_MAX_VALUE_TOKENS]
+    verb = rel_parts[0]
+    subject = bool(head_toks)
+    functional = _en_functional(verb, rel_parts, head_toks, lows[j] if j < n else "")
+    head = frozenset(t.key for t in head_toks if t.key)
+    if not head:
+        head = frozenset({"@" + stem(verb)})
+    if (
+        verb in d["copulas_set"] and len(rel_parts) > 1 and rel_parts[1] in d["prepositions_set"]
+    ) or any(p in d["event_relations_set"] for p in rel_parts):
+        rel = "="  # "is on Mondays", "is every Thursday", "happens on", "is held on": one relation
+    else:
+        rel = " ".join(stem(p) for p in rel_parts if p not in d["copulas_set"]) or "="
+    before = lows[:boundary]
+    only = any(w in d["only_words_set"] for w in before + [t.low for t in value_toks])
+    conj = any(t.low in d["conjunctions_set"] for t in value_toks)
+    negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
+    typed = _typed(value_toks, False)
+    values = frozenset(
+        t.key
+        for t in value_toks
+        if t.low not in d["qualifiers_set"]
+        and t.low not in d["conjunctions_set"]
+        and t.low not in d["only_words_set"]
+        and t.low not in (",", ":", "(", ")")
+    )
+    if not values and not typed:
+        return None
+    span = (value_toks[0].start, value_toks[-1].end) if value_toks else (0, 0)
+    return Frame(
+        "en",
+        head,
+        rel,
+        functional,
+        subject,
+        values,
+        tuple(sorted((k, frozenset(v)) for k, v in typed.items())),
+        only,
+        conj,
+        negated,
+        _modality(lows, text, False),
+        span,
+        any(w in _APPROX for w in lows),
+    )
+
+
+def _ko_frame(text: str, toks: list[Tok]) -> Frame | None:
+    d = _data()
+    adverbial = d["ko_adverbial_topics"]
+    topic = -1
+    for i, t in enumerate(toks):
+        if not _is_hangul(t.low) or t.low in adverbial or t.low.endswith(tuple(adverbial)):
+            continue
+        if t.low.endswith(("은", "는")) and len(t.low) >= 2:
+            topic = i
+            break
+    if topic < 0 or topic + 1 >= len(toks):
+        return None
+    head = frozenset(_bigrams(" ".join(t.key for t in toks[: topic + 1])))
+    value_toks = toks[topic + 1 :][:_MAX_VALUE_TOKENS]
+    for k, t in enumerate(value_toks):
+        if any(t.low.startswith(w) for w in d["ko_negated_alternative"]) and k + 1 < len(
+            value_toks
+        ):
+            value_toks = value_toks[k + 1 :]  # "A가 아니라 B": the value is B
+            break
+    qual = d["qualifiers_set"] | d["ko_light_verbs_set"]
+    values = frozenset(t.key for t in value_toks if t.key and t.key not in qual)
+    only = (
+        any(t.low.endswith(tuple(d["only_suffixes_ko"])) and len(t.low) > 2 for t in value_toks)
+        or "오직" in text
+    )
+    conj = (
+        any(
+            t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2
+            for t in value_toks[:-1]
+        )
+        or " 및 " in text
+    )
+    negated = any(w in t.low for t in value_toks for w in d["never_words_ko"])
+    typed = _typed(value_toks, True)
+    if not values and not typed:
+        return None
+    pred = len(value_toks) - 1
+    while pred > 0 and value_toks[pred].low.startswith(tuple(d["ko_auxiliaries"])):
+        pred -= 1  # "운영하고 있다", "작성되어 있다": the auxiliary is not the relation
+    last = value_toks[pred].low
+    if last.endswith(tuple(d["ko_copula_final"])) or not _is_hangul(last):
+        rel = "="
+    else:
+        rel = value_toks[pred].key
+    functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
+    head_words = [t.low[:-1] if t.low.endswith(("은", "는")) else t.low for t in toks[: topic + 1]]
+    if rel == "=" and all(w in d["person_heads_set"] for w in head_words):
+        functional = False  # "저는 X이다": a person's traits hold many values
+    return Frame(
+        "ko",
+        head,
+        rel,
+        functional,
+        True,
+        values,
+        tuple(sorted((k, frozenset(v)) for k, v in typed.items())),
+        only,
+        conj,
+        negated,
+        _modality([t.low for t in toks], text, True),
+        (value_toks[0].start, value_toks[-1].end),
+        any(w in t.low for t in value_toks for w in ("약", "대략", "정도", "쯤", "가량")),
+    )
+
+
+def _bigrams(s: str) -> set[str]:
+    s = s.replace(" ", "")
+    return {s[i : i + 2] for i in range(len(s) - 1)} or {s}
+
+
+@functools.lru_cache(maxsize=50_000)
+def frames_of(text: str) -> tuple[Frame, ...]:
+    """The frames of a fact (at most four sentences are read).
+
+    Args:
+        text: the memory text.
+
+    Returns:
+        One frame per sentence that has a head and a value.
+    """
+    out: list[Frame] = []
+    offset = 0
+    for part in _SENTENCE.split(text)[:_MAX_FRAMES]:
+        pos = text.find(part, offset)
+        offset = pos + len(part) if pos >= 0 else offset
+        toks = _tokens(part)
+        if pos > 0:
+            toks = [Tok(t.low, t.key, t.start + pos, t.end + pos) for t in toks]
+        if len(toks) < 2:
+            continue
+        ko = any(_is_hangul(t.low) for t in toks)
+        frame = _ko_frame(part, toks) if ko else _en_frame(part, toks)
+        if frame is not None:
+            out.append(frame)
+    return tuple(out)
+
+
+def frame_keys(frame: Frame) -> list[str]:
+    """Blocking keys of a frame: memories whose frames share one meet as candidates."""
+    if frame.lang == "ko":
+        return ["kh:" + "".join(sorted(frame.head))[:40]]
+    return ["eh:" + " ".join(sorted(frame.head)) + "|" + frame.rel]
+
+
+def _heads_match(a: Frame, b: Frame) -> bool:
+    if a.lang != b.lang:
+        return False
+    if not a.head or not b.head:
+        return False
+    overlap = len(a.head & b.head) / len(a.head | b.head)
+    if a.lang == "ko":
+        return overlap >= 0.6 and (a.rel == b.rel or bool(_typed_kinds(a) & _typed_kinds(b)))
+    return overlap >= 0.5 and (a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"))
+
+
+def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:
+    """Whether two sets of approximate quantities are within 25% of each other."""
+    return any(
+        isinstance(x, float) and isinstance(y, float) and abs(x - y) <= 0.25 * max(x, y, 1.0)
+        for x in va
+        for y in vb
+    )
+
+
+def _typed_kinds(f: Frame) -> set[str]:
+    return {k for k, _v in f.typed}
+
+
+def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
+    ta, tb = a.typed_map(), b.typed_map()
+    for kind in sorted(set(ta) & set(tb)):
+        va, vb = ta[kind], tb[kind]
+        if not (va & vb):
+            if (a.approx or b.approx) and _close(va, vb):
+                continue  # "about 150" / "about 160"
+            return "typed", kind.split(":")[0]
+        if a.only and vb > va and b.conj:
+            return "only", kind.split(":")[0]
+        if b.only and va > vb and a.conj:
+            return "only", kind.split(":")[0]
+    return None
+
+
+def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
+    """Whether two frames (older ``a``, newer ``b``) give one attribute two values.
+
+    Returns:
+        A verdict when the heads match (None otherwise): see :class:`FrameVerdict`.
+    """
+    if not _heads_match(a, b):
+        return None
+    if a.modality != "current" or b.modality != "current":
+        return FrameVerdict("compatible", 0.0, "modality", a.span, b.span)
+    if a.negated != b.negated:
+        return None  # negation is the negation check's business
+    typed = _typed_verdict(a, b)
+    if typed is not None:
+        kind, vtype = typed
+        return FrameVerdict(kind, 0.8 if kind == "typed" else 0.7, vtype, a.span, b.span)
+    only_a, only_b = a.values - b.values, b.values - a.values
+    if (a.only and only_b and b.conj and not only_a) or (
+        b.only and only_a and a.conj and not only_b
+    ):
+        return FrameVerdict("only", 0.7, "text", a.span, b.span)
+    if not only_a or not only_b:
+        return FrameVerdict("restatement", 0.0, "text", a.span, b.span)
+    if len(only_a) > 4 or len(only_b) > 4:
+        return None
+    if set(a.typed_map()) & set(b.typed_map()):
+        return None  # typed values agree; the words around them differ
+    if a.functional and b.functional and max(len(a.values), len(b.values)) <= _SHORT_VALUE:
+        score = 0.72 if a.subject else 0.62
+    else:
+        score = 0.4
+    if a.lang == "ko" and (len(only_a) > 2 or len(only_b) > 2):
+        score = min(score, 0.5)
+    return FrameVerdict("value", score, "text", a.span, b.span)
+
+
+def different_things(a_text: str, b_text: str) -> bool:
+    """Whether two facts say the same relation of two different named things ("Project A is
+    licensed under MIT" / "Project B is licensed under MIT"): a template, not a copy."""
+    fa, fb = frames_of(a_text), frames_of(b_text)
+    if not fa or not fb:
+        return False
+    if any(_heads_match(x, y) for x in fa for y in fb):
+        return False
+    return any(
+        x.lang == y.lang
+        and x.subject
+        and y.subject
+        and x.rel == y.rel
+        and bool(x.head)
+        and bool(y.head)
+        and bool(x.head - y.head)
+        and bool(y.head - x.head)
+        for x in fa
+        for y in fb
+    )
+
+
+@functools.lru_cache(maxsize=50_000)
+def _schedule(text: str) -> tuple[bool, bool, frozenset[str]]:
+    """(rules a day out, says every day, action keys) of one fact, for :func:`never_every`."""
+    d = _data()
+    toks = _tokens(text)
+    lows = [t.low for t in toks]
+    days = set(d["weekdays"]) | d["weekend_words_set"]
+    if _is_hangul(text):
+        ko_days = [day for day in days if _is_hangul(day)]
+        neg = any(w in text for w in d["never_words_ko"])
+        every = any(w in text for w in d["every_day_ko"])
+        has_day = any(day in text for day in ko_days)
+        keys = frozenset(
+            t.key[:2] for t in toks if t.key and not any(day in t.low for day in ko_days)
+        )
+    else:
+        neg = any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
+        every = _has_phrase(lows, d["every_day_phrases"])
+        has_day = any(w in days for w in lows)
+        keys = frozenset(
+            t.key
+            for t in toks
+            if len(t.key) > 2
+            and t.low not in days
+            and t.low not in d["qualifiers_set"]
+            and t.low not in d["never_words_set"]
+            and t.low not in ("day", "days", "week")
+        )
+    return neg and has_day and not every, every and not neg, keys
+
+
+def never_every(a_text: str, b_text: str) -> bool:
+    """ "never on D" / "not on weekends" in one text and "every day" in the other, about the
+    same action (a shared content word besides the day words)."""
+    na, ea, ka = _schedule(a_text)
+    nb, eb, kb = _schedule(b_text)
+    if not ((na and eb) or (nb and ea)):
+        return False
+    return bool(ka & kb)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameReading:
+    """What the frames say about a pair of facts.
+
+    Attributes:
+        signals: conflict signals (entities ``value_conflict`` and ``rule_conflict``).
+        restatement: the facts give one attribute the same value, one with more words
+            ("X" / "X, not Y" / "X at 10am"): other value-set signals are negated
+            alternatives or details, not conflicts.
+        modal: one fact is a plan, a past state or a hypothetical about a shared head.
+    """
+
+    signals: tuple[Signal, ...]
+    restatement: bool
+    modal: bool
+
+
+_REASONS = {
+    "typed": "the two memories give different {t} values for the same attribute",
+    "only": "one memory restricts the attribute to one value; the other adds more",
+    "value": "the two memories give different values for the same attribute",
+    "never_every": "one memory rules a day out; the other says it happens every day",
+}
+
+
+def read_pair(older_text: str, newer_text: str) -> FrameReading:
+    """Frame signals for one pair of facts (older first); see :class:`FrameReading`.
+
+    Reasons never quote the values; spans point at them.
+    """
+    best: FrameVerdict | None = None
+    restatement = modal = False
+    for fa in frames_of(older_text):
+        for fb in frames_of(newer_text):
+            verdict = compare_frames(fa, fb)
+            if verdict is None:
+                continue
+            if verdict.kind == "restatement":
+                restatement = True
+            elif verdict.kind == "compatible":
+                modal = True
+            elif best is None or verdict.score > best.score:
+                best = verdict
+    if best is None and not restatement:
+        modal = (
+            modal
+            or text_modality(older_text) != "current"
+            or (text_modality(newer_text) != "current")
+        )
+    signals: list[Signal] = []
+    if best is not None:
+        entity = "rule_conflict" if best.kind == "only" else "value_conflict"
+        spans = PairSignal(
+            ((best.older_span[0], best.older_span[1], "value"),),
+            ((best.newer_span[0], best.newer_span[1], "value"),),
+        )
+        signals.append(
+            Signal(
+                entity,
+                best.score,
+                _REASONS[best.kind].format(t=best.value_type),
+                spans,
+                {
+                    "slot": "frame:" + best.value_type,
+                    "signals": [entity],
+                    "evidence": best.kind,
+                    "value_type": best.value_type,
+                },
+            )
+        )
+        restatement = False
+    elif never_every(older_text, newer_text):
+        signals.append(
+            Signal(
+                "rule_conflict",
+                0.65,
+                _REASONS["never_every"],
+                PairSignal((), ()),
+                {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
+            )
+        )
+    return FrameReading(tuple(signals), restatement and not signals, modal and not signals)
