@@ -39,6 +39,7 @@ __all__ = [
     "CandidateFn",
     "EvalReport",
     "LabelScore",
+    "engine_candidates",
     "evaluate_corpus",
     "load_corpus",
 ]
@@ -185,6 +186,29 @@ def _in_split(
     return [v for v in views if v.memory_id in keep], sub, recorded
 
 
+def engine_candidates(engine: Engine) -> CandidateFn | None:
+    """The contradiction candidate pairs of the engine's contradiction rules, or None.
+
+    Every distinct parameter set of the ``contradiction`` detector among the engine's rules
+    contributes its candidates (a pair is a candidate if any rule would compare it).
+    """
+    from auditor.detectors.contradiction import candidate_pairs
+
+    params = [
+        dict(g.detector.params) for g in engine.subject_groups if g.detector.name == "contradiction"
+    ]
+    if not params:
+        return None
+
+    def candidates(views: Sequence[MemoryView]) -> set[frozenset[str]]:
+        found: set[frozenset[str]] = set()
+        for p in params:
+            found |= candidate_pairs(views, p)
+        return found
+
+    return candidates
+
+
 def evaluate_corpus(
     folder: Path,
     engine: Engine,
@@ -195,6 +219,9 @@ def evaluate_corpus(
     candidates: CandidateFn | None = None,
 ) -> EvalReport:
     """Run ``engine`` over one split of the corpus and score it against the labels.
+
+    ``candidates`` defaults to the engine's own contradiction candidates
+    (:func:`engine_candidates`).
 
     Raises:
         InputError: the folder is not a labelled corpus, or ``split`` is unknown.
@@ -239,6 +266,8 @@ def evaluate_corpus(
         )
     gold = {frozenset(p) for p in labels.get("contradictions", [])}
     candidate_recall: float | None = None
+    if candidates is None:
+        candidates = engine_candidates(engine)
     if gold and candidates is not None:
         candidate_recall = len(candidates(views) & gold) / len(gold)
     if gold or labels.get("non_contradictions"):

@@ -153,3 +153,48 @@ def test_eval_accepts_a_folder_of_corpora(run_cli, corpus: Path, tmp_path: Path)
     r = run_cli("eval", str(corpus.parent), "--rules", str(rules), "--json", "--split", "all")
     assert r.code == 0
     assert [rep["corpus"] for rep in json.loads(r.out)] == ["tiny"]
+
+
+def test_candidate_recall_is_the_share_of_gold_pairs_that_reach_the_verdict(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.detectors import DETECTORS
+
+    monkeypatch.setitem(DETECTORS, "same_fact", "auditor.testing:SameFactDetector")
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-021-same.yaml").write_text(textwrap.dedent(PAIRS).lstrip())
+    engine = Engine(load_pack(rules).active())
+    settings = load_settings()
+    one = evaluate_corpus(
+        corpus, engine, settings, split="all", candidates=lambda v: {frozenset(("c1", "c2"))}
+    )
+    assert one.candidate_recall == 0.5  # one of the two labelled pairs was ever compared
+    none = evaluate_corpus(corpus, engine, settings, split="all", candidates=lambda v: set())
+    assert none.candidate_recall == 0.0
+    # no contradiction detector in the pack and no generator given: not measured
+    assert evaluate_corpus(corpus, engine, settings, split="all").candidate_recall is None
+
+
+def test_candidate_recall_of_the_shipped_contradiction_rules(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "pairs"
+    folder.mkdir()
+    rows = [
+        make_record(memory_id="a1", fact="The team standup is on Mondays.", subject="user:a"),
+        make_record(memory_id="a2", fact="The team standup is on Thursdays.", subject="user:a"),
+        make_record(memory_id="b1", fact="Likes green tea.", subject="user:b"),
+        make_record(memory_id="b2", fact="Drives a blue car to work.", subject="user:b"),
+    ]
+    write_jsonl(folder / "memories.jsonl", rows)
+    (folder / "labels.json").write_text(
+        json.dumps({"contradictions": [["a1", "a2"]], "non_contradictions": [["b1", "b2"]]})
+    )
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "rules" / "contradiction", tmp_path / "rules" / "contradiction")
+    engine = Engine(load_pack(tmp_path / "rules").active())
+    report = evaluate_corpus(folder, engine, load_settings(), split="all")
+    assert report.candidate_recall == 1.0
+    pairs = report.scores[-1]
+    assert pairs.label == "contradiction_pairs" and pairs.tp == 1 and pairs.fp == 0
