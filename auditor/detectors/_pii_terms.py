@@ -8,7 +8,14 @@ vocabulary), not from any evaluation corpus.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
 __all__ = [
+    "COUNTRY_GATE_STOPWORDS",
+    "COUNTRY_IDS",
+    "COUNTRY_ID_ENTITIES",
     "ADDRESS_CONTEXT",
     "ADDRESS_CONTEXT_NARROW",
     "AMBIGUOUS_DEMONYMS",
@@ -48,8 +55,27 @@ __all__ = [
     "US_DRIVER_LICENSE_CONTEXT",
 ]
 
+
 # fmt: off
 #: Entities the ``pii`` detector looks for when a rule does not name its own.
+def _country_ids() -> tuple[tuple[str, str], ...]:
+    """(Presidio recognizer class, entity) rows of ``data/pii_country_ids.yaml``."""
+    path = Path(__file__).with_name("data") / "pii_country_ids.yaml"
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))["recognizers"]
+    return tuple((str(r["recognizer"]), str(r["entity"])) for r in rows)
+
+
+#: Presidio's country identifier recognizers run beside the US / UK / Korean ones.
+COUNTRY_IDS = _country_ids()
+COUNTRY_ID_ENTITIES = tuple(entity for _, entity in COUNTRY_IDS)
+#: Presidio context words too common to decide whether a country recognizer runs.
+COUNTRY_GATE_STOPWORDS = frozenset(
+    str(w).lower()
+    for w in yaml.safe_load(
+        (Path(__file__).with_name("data") / "pii_country_ids.yaml").read_text(encoding="utf-8")
+    )["gate_stopwords"]
+)
+
 DEFAULT_ENTITIES: tuple[str, ...] = (
     "EMAIL_ADDRESS",
     "PHONE_NUMBER",
@@ -71,6 +97,9 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
     "KR_PASSPORT",
     "STREET_ADDRESS",
     "NRP",
+    "DATE_OF_BIRTH",
+    "PASSWORD",
+    *COUNTRY_ID_ENTITIES,
 )
 
 # -- context words (English and Korean; matched as substrings of lower-cased tokens) --------
@@ -127,6 +156,10 @@ NON_PHONE_ID_WORDS = (
     "면허번호", "운전면허", "여권", "계좌", "카드번호", "passport", "licen", "ssn",
     "social security", "account", "iban", "card", "rrn", "frn", "brn", "tax id", "invoice",
     "order no", "order number", "tracking", "serial", "isbn",
+    # product, order and ticket identifiers
+    "order", "sku", "product", "item", "#", "ticket", "receipt", "confirmation",
+    "transaction", "reference", "ref.", "ref:", "part no", "model no", "catalog",
+    "주문", "상품", "제품", "품번", "송장", "일련번호", "모델번호", "예약번호", "티켓", "영수증",
 )
 
 ADDRESS_CONTEXT = (

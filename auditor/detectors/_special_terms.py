@@ -24,9 +24,16 @@ indicator (a medication, a practice), 0.6 a weaker one (an observance, a sick le
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import yaml
+
 __all__ = [
     "ANCHORS",
     "CATEGORIES",
+    "DESCRIPTION_CUES",
+    "EXPERIENCERS",
     "EXCLUSIONS",
     "PATTERNS",
     "PERSON_CUES_EN",
@@ -588,3 +595,47 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     ),
 }
 # fmt: on
+
+
+# -- rows kept as data files (auditor/detectors/data/special_*.yaml) ---------------------------
+
+_DATA_DIR = Path(__file__).with_name("data")
+
+
+def _load_yaml(name: str) -> dict[str, Any]:
+    loaded = yaml.safe_load((_DATA_DIR / name).read_text(encoding="utf-8"))
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{name}: a mapping expected")
+    return loaded
+
+
+def _extra_patterns() -> tuple[
+    tuple[tuple[str, str, str, str, float], ...],
+    frozenset[tuple[str, str, str]],
+    dict[str, tuple[str, ...]],
+]:
+    """Rows of ``data/special_patterns.yaml``: patterns, topic-prone ids, extra anchors."""
+    rows: list[tuple[str, str, str, str, float]] = []
+    prone: set[tuple[str, str, str]] = set()
+    anchors: dict[str, list[str]] = {}
+    for row in _load_yaml("special_patterns.yaml")["patterns"]:
+        category, language, pattern_id = str(row["category"]), str(row["language"]), str(row["id"])
+        if category not in CATEGORIES or language not in ("en", "ko"):
+            raise ValueError(f"special_patterns.yaml: {pattern_id}: bad category or language")
+        rows.append((category, language, pattern_id, str(row["regex"]), float(row["score"])))
+        if row.get("topic_prone"):
+            prone.add((category, language, pattern_id))
+        anchors.setdefault(category, []).extend(str(a).lower() for a in row["anchors"])
+    return tuple(rows), frozenset(prone), {c: tuple(a) for c, a in anchors.items()}
+
+
+_EXTRA_ROWS, _EXTRA_PRONE, _EXTRA_ANCHORS = _extra_patterns()
+PATTERNS = PATTERNS + _EXTRA_ROWS
+TOPIC_PRONE = TOPIC_PRONE | _EXTRA_PRONE
+ANCHORS = {c: ANCHORS[c] + _EXTRA_ANCHORS.get(c, ()) for c in ANCHORS}
+
+_FRAMES = _load_yaml("special_frames.yaml")
+#: Sentences that describe a thing (an app, a paper, a market) rather than a person's state.
+DESCRIPTION_CUES: dict[str, str] = {k: str(v) for k, v in _FRAMES["description_cues"].items()}
+#: Singular experiencers: with one in the sentence, a description cue does not cancel a hit.
+EXPERIENCERS: dict[str, str] = {k: str(v) for k, v in _FRAMES["experiencers"].items()}

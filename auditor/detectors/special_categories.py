@@ -8,6 +8,13 @@ cancel a hit ("the party starts at 8" never matches; "the Great Depression", "Eu
 Union", "SSH key fingerprint", "probation period at the new job" are excluded). Topic
 words alone ("religion", "healthy diet", "party") are not enough.
 
+A hit in a sentence that describes a thing (an app, a paper, a market, a clinic's service:
+``data/special_frames.yaml``) and names no singular experiencer (I, she, the user, a
+relative, 저는, 그는) is dropped as ``description_frame``: "this app helps patients track
+insulin" and "우울증 치료제 시장" are nobody's health. Extra patterns (mental health,
+substance use, sexual violence, gender identity, partners, biometric embeddings, union
+membership) are data in ``data/special_patterns.yaml``.
+
 Entities (one detection per category found in a memory, with every matching span):
 ``health``, ``religion``, ``political_opinion``, ``sexual_orientation`` (includes sex life
 and gender identity), ``ethnic_origin``, ``trade_union``, ``genetic``, ``biometric``,
@@ -103,6 +110,16 @@ def _compile_exclusions() -> dict[str, list[_Exclusion]]:
 
 _PATTERNS = _compile_patterns()
 _EXCLUSIONS = _compile_exclusions()
+_DESCRIPTION = {
+    "en": re.compile(terms.DESCRIPTION_CUES["en"], re.IGNORECASE),
+    "ko": re.compile(terms.DESCRIPTION_CUES["ko"]),
+}
+_EXPERIENCERS = {
+    "en": re.compile(terms.EXPERIENCERS["en"], re.IGNORECASE),
+    "ko": re.compile(terms.EXPERIENCERS["ko"]),
+}
+#: Exclusion id reported when a description frame cancels a hit.
+DESCRIPTION_FRAME = "description_frame"
 _PERSON_CUES = {
     "en": re.compile(terms.PERSON_CUES_EN, re.IGNORECASE | re.MULTILINE),
     "ko": re.compile(terms.PERSON_CUES_KO),
@@ -126,6 +143,7 @@ class _Text:
         self._ends: list[int] | None = None
         self._person: dict[int, bool] = {}
         self._sentence_exclusion: dict[tuple[str, int], bool] = {}
+        self._descriptive: dict[int, bool] = {}
 
     def sentence(self, start: int) -> tuple[int, int, int]:
         """``(index, start, end)`` of the sentence (or line) holding offset ``start``."""
@@ -143,8 +161,24 @@ class _Text:
             self._person[i] = any(cue.search(self.text, lo, hi) for cue in _PERSON_CUES.values())
         return self._person[i]
 
+    def descriptive(self, start: int) -> bool:
+        """Whether the sentence around ``start`` describes a thing and names no experiencer.
+
+        "This app helps patients track insulin", "우울증 치료제 시장": a description cue
+        (an app, a paper, a market) and no singular person (I, she, the user, 저는, 그는).
+        """
+        i, lo, hi = self.sentence(start)
+        if i not in self._descriptive:
+            described = any(cue.search(self.text, lo, hi) for cue in _DESCRIPTION.values())
+            self._descriptive[i] = described and not any(
+                who.search(self.text, lo, hi) for who in _EXPERIENCERS.values()
+            )
+        return self._descriptive[i]
+
     def excluded(self, hit: _Hit, exclusions: Sequence[_Exclusion]) -> str | None:
         """The id of the exclusion that cancels ``hit``, or None."""
+        if self.descriptive(hit.start):
+            return DESCRIPTION_FRAME
         for exclusion in exclusions:
             if exclusion.scope == "overlap":
                 lo, hi = max(0, hit.start - 60), min(len(self.text), hit.end + 60)

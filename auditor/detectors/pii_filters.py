@@ -1,0 +1,256 @@
+"""Context checks of the pii detector: when a match is not a person's data.
+
+* an identifier glued into a longer token (a hash, a UUID, a URL path, ``git@host:repo``)
+  is part of that token, not a phone number or an e-mail address;
+* a phone number written as bare digits needs a phone word (formatting, a ``+`` country code
+  or a Korean mobile prefix counts as phone formatting); a date or time is never one;
+* an address or phone number right after a business word (office, headquarters,
+  restaurant, venue, 본사, 매장), or inside a tool's JSON record that names a business
+  ("hotel_name", "venue"), is a company's or venue's, unless the sentence or record also
+  says someone lives there (or, for a phone, that it is someone's: my, her, mobile);
+* a nationality word before a thing noun ("Korean food", "German shepherd", "Thai
+  restaurant") or after a food verb ("serves American") is not a person's origin.
+
+The word lists are data (``data/pii_context.yaml``). Nothing here logs or returns matched text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from auditor.detectors.pii_presidio import RecognizerResult
+
+__all__ = [
+    "business_address",
+    "business_context",
+    "drop_result",
+    "nrp_names_a_thing",
+]
+
+_DATA: dict[str, Any] = yaml.safe_load(
+    (Path(__file__).with_name("data") / "pii_context.yaml").read_text(encoding="utf-8")
+)
+
+#: Entities whose value is a run of digits or an address that a longer token can contain.
+_TOKEN_ENTITIES = frozenset(
+    {
+        "PHONE_NUMBER",
+        "CREDIT_CARD",
+        "US_SSN",
+        "US_ITIN",
+        "US_BANK_NUMBER",
+        "US_PASSPORT",
+        "US_DRIVER_LICENSE",
+        "DRIVER_LICENSE",
+        "UK_NHS",
+        "KR_RRN",
+        "KR_FRN",
+        "KR_BRN",
+        "KR_DRIVER_LICENSE",
+        "EMAIL_ADDRESS",
+    }
+)
+#: Characters that continue a token (ASCII letters, digits, underscore and path marks).
+_GLUE_BEFORE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/\\=&?%")
+_GLUE_AFTER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/\\")
+_DATETIME = re.compile(
+    r"^\s*(?:(?:19|20)\d{2}[-./]?(?:0[1-9]|1[0-2])[-./]?(?:0[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|[12]\d|3[01])[-./](?:0?[1-9]|1[0-2])[-./](?:19|20)\d{2}"
+    r"|(?:0?[1-9]|1[0-2])[-./](?:0?[1-9]|[12]\d|3[01])[-./](?:19|20)\d{2})"
+    r"(?:[T ]?\d{1,2}(?::?\d{2}){0,2})?\s*$"
+)
+_ISO_AROUND = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+_PHONE_WORDS = re.compile(
+    r"(?i:phone|tel\b|mobile|cell|call|text\s+me|fax|whatsapp|contact|number|reach|전화|휴대폰"
+    r"|핸드폰|연락|번호)"
+)
+_KR_MOBILE = re.compile(r"^(?:\+?82|0)1[016789]")
+_PHONE_WINDOW = 40
+
+
+def _token_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    lo = start
+    while lo > 0 and not text[lo - 1].isspace() and start - lo < 200:
+        lo -= 1
+    hi = end
+    while hi < len(text) and not text[hi].isspace() and hi - end < 200:
+        hi += 1
+    return lo, hi
+
+
+def _glued(text: str, r: RecognizerResult) -> bool:
+    """Whether the match sits inside a longer token (hash, UUID, URL, path, scp address)."""
+    before = text[r.start - 1] if r.start > 0 else " "
+    after = text[r.end] if r.end < len(text) else " "
+    if r.entity_type == "EMAIL_ADDRESS":
+        if after == ":" and r.end + 1 < len(text) and not text[r.end + 1].isspace():
+            return True  # git@github.com:org/repo
+        if after == "/" or before in "/:":
+            return True
+    elif before in _GLUE_BEFORE or after in _GLUE_AFTER:
+        return True
+    elif before == "-" and r.start > 1 and text[r.start - 2].isalnum():
+        return True  # the tail of a UUID or a hyphenated code
+    lo, hi = _token_bounds(text, r.start, r.end)
+    token = text[lo:hi]
+    if "://" in token:
+        return True
+    return r.entity_type != "EMAIL_ADDRESS" and token.startswith(("www.", "/"))
+
+
+def _phone_without_phone_cue(text: str, r: RecognizerResult) -> bool:
+    """A phone match that is a date / time, or bare digits with no phone word near it."""
+    value = text[r.start : r.end]
+    if _DATETIME.match(value):
+        return True
+    lo, hi = max(0, r.start - 6), min(len(text), r.end + 6)
+    if _ISO_AROUND.search(text, lo, hi):
+        return True
+    if not value.isdigit() or _KR_MOBILE.match(value):
+        return False  # formatted ("+1 415 ...", "(02) 555-0100", "010-...")
+    explanation = r.analysis_explanation
+    if explanation is not None and explanation.supportive_context_word:
+        return False
+    window = text[max(0, r.start - _PHONE_WINDOW) : r.start]
+    return _PHONE_WORDS.search(window) is None
+
+
+def drop_result(text: str, r: RecognizerResult) -> bool:
+    """Whether a Presidio result is not a person's identifier (see the module docstring).
+
+    Args:
+        text: the analysed text.
+        r: one result (offsets into ``text``).
+
+    Returns:
+        True when the result should be dropped.
+    """
+    if r.entity_type in _TOKEN_ENTITIES and _glued(text, r):
+        return True
+    if r.entity_type != "PHONE_NUMBER":
+        return False
+    return _phone_without_phone_cue(text, r) or business_context(
+        text, r.start, r.end, personal=True
+    )
+
+
+# -- addresses ----------------------------------------------------------------------------
+
+_BUSINESS = (
+    re.compile(str(_DATA["business_cues_en"]), re.IGNORECASE),
+    re.compile(str(_DATA["business_cues_ko"])),
+)
+_HOME = (
+    re.compile(str(_DATA["home_cues_en"]), re.IGNORECASE),
+    re.compile(str(_DATA["home_cues_ko"])),
+)
+_PERSONAL = (
+    re.compile(str(_DATA["personal_cues_en"]), re.IGNORECASE),
+    re.compile(str(_DATA["personal_cues_ko"])),
+)
+_SENTENCE_END = re.compile(r"[.!?。\n](?=\s|$)|\n")
+#: How far before an address a business word is looked for.
+BUSINESS_WINDOW = 80
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    lo = 0
+    for m in _SENTENCE_END.finditer(text, max(0, start - 300), start):
+        lo = m.end()
+    nxt = _SENTENCE_END.search(text, end)
+    return lo, nxt.start() if nxt else len(text)
+
+
+#: How far around a value a JSON record (a tool's result) is searched for its braces.
+RECORD_WINDOW = 600
+
+
+def _record(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The ``{...}`` record around a value in structured text (a tool result), if any."""
+    lo = text.rfind("{", max(0, start - RECORD_WINDOW), start)
+    if lo < 0 or text.rfind("}", lo, start) >= 0:
+        return None
+    hi = text.find("}", end, end + RECORD_WINDOW)
+    if hi < 0 or '":' not in text[lo:hi]:
+        return None
+    return lo, hi
+
+
+def business_context(text: str, start: int, end: int, personal: bool = False) -> bool:
+    """Whether the value at ``text[start:end]`` is introduced as a business's or venue's.
+
+    In prose, a business word (office, headquarters, restaurant, venue, 본사, 매장) stands
+    before the value in its sentence; in a tool's JSON record, a key or value of the record
+    names a business ("hotel_name", "venue"). A home word anywhere in that sentence or record
+    ("lives", "home address", "집") keeps the value a person's.
+
+    Args:
+        text: the analysed text.
+        start: the value's start offset.
+        end: the value's end offset.
+        personal: also treat personal words (my, her, mobile, 휴대폰) as a person's cue
+            (for phone numbers).
+
+    Returns:
+        True when the value is a business's or venue's.
+    """
+    record = _record(text, start, end)
+    if record is not None:
+        lo, hi = record
+        window = text[lo:hi].replace("_", " ")
+        if not any(cue.search(window) for cue in _BUSINESS):
+            return False
+        keep = (*_HOME, *_PERSONAL) if personal else _HOME
+        return not any(cue.search(window) for cue in keep)
+    lo, hi = _sentence(text, start, end)
+    window_lo = max(lo, start - BUSINESS_WINDOW)
+    if not any(cue.search(text, window_lo, start) for cue in _BUSINESS):
+        return False
+    keep = (*_HOME, *_PERSONAL) if personal else _HOME
+    return not any(cue.search(text, lo, hi) for cue in keep)
+
+
+def business_address(text: str, start: int, end: int) -> bool:
+    """Whether the address at ``text[start:end]`` is a business's or venue's.
+
+    Args:
+        text: the analysed text.
+        start: the address's start offset.
+        end: the address's end offset.
+
+    Returns:
+        True when a business word introduces it and no home word makes it someone's.
+    """
+    return business_context(text, start, end)
+
+
+# -- nationality words naming things ------------------------------------------------------
+
+_THING_NOUNS = frozenset(str(_DATA["nrp_thing_nouns"]).lower().split())
+_THING_BEFORE = re.compile(str(_DATA["nrp_thing_before"]), re.IGNORECASE)
+_NEXT_WORDS = re.compile(
+    r"[ \t-]{1,2}([A-Za-z][\w'’-]{0,30})(?:[ \t]{1,2}([A-Za-z][\w'’-]{0,30}))?"
+)
+
+
+def nrp_names_a_thing(text: str, start: int, end: int) -> bool:
+    """Whether the nationality word at ``text[start:end]`` names a cuisine, breed or product.
+
+    Args:
+        text: the analysed text.
+        start: the word's start offset.
+        end: the word's end offset.
+
+    Returns:
+        True for "Korean food", "German shepherd", "serves American", "Spanish NIE".
+    """
+    m = _NEXT_WORDS.match(text, end)
+    if m is not None and any(
+        w is not None and w.lower().rstrip("'’") in _THING_NOUNS for w in m.groups()
+    ):
+        return True
+    return _THING_BEFORE.search(text[max(0, start - 40) : start]) is not None

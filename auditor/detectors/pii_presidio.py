@@ -1,0 +1,128 @@
+"""Presidio and spaCy imported once, with PyTorch hidden; shared names of the pii modules.
+
+Every ``auditor.detectors.pii*`` module imports Presidio through this one, so whichever is
+imported first, thinc and Presidio never load PyTorch (see :func:`_torch_hidden`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator
+
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+
+_HIDDEN = ("torch", "transformers")
+
+
+@contextlib.contextmanager
+def _torch_hidden() -> Iterator[None]:
+    """Hide PyTorch and Transformers while spaCy and Presidio are first imported.
+
+    thinc (under spaCy) and Presidio probe ``import torch`` / ``import transformers`` at
+    import time; with them installed (the optional mem0 extra brings them) every memaudit
+    process would load PyTorch, about 400 MB, for nothing: the pipelines here never use it.
+    Hidden, they see neither and stay on the CPU code paths. The sentinels are removed
+    afterwards, so a later import (the mem0 connector's embedder) loads the real modules;
+    none of them was imported during the window, so none caches "torch missing".
+    """
+    hidden = [name for name in _HIDDEN if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment] # import -> ImportError
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, ...) is None:
+                del sys.modules[name]
+
+
+with _torch_hidden():
+    import presidio_analyzer.nlp_engine  # noqa: F401
+    import spacy
+import tldextract  # noqa: E402
+from presidio_analyzer import (  # noqa: E402
+    AnalysisExplanation,
+    AnalyzerEngine,
+    EntityRecognizer,
+    Pattern,
+    PatternRecognizer,
+    RecognizerRegistry,
+    RecognizerResult,
+    predefined_recognizers,  # noqa: E402
+)
+from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer  # noqa: E402
+from presidio_analyzer.nlp_engine import (  # noqa: E402
+    NerModelConfiguration,
+    NlpArtifacts,
+    SpacyNlpEngine,
+)
+from presidio_analyzer.predefined_recognizers import (  # noqa: E402
+    CreditCardRecognizer,
+    CryptoRecognizer,
+    EmailRecognizer,
+    IbanRecognizer,
+    IpRecognizer,
+    KrBrnRecognizer,
+    KrDriverLicenseRecognizer,
+    KrFrnRecognizer,
+    KrPassportRecognizer,
+    KrRrnRecognizer,
+    NhsRecognizer,
+    PhoneRecognizer,
+    SpacyRecognizer,
+    UkNinoRecognizer,
+    UsBankRecognizer,
+    UsItinRecognizer,
+    UsLicenseRecognizer,
+    UsPassportRecognizer,
+    UsSsnRecognizer,
+)
+from spacy.language import Language  # noqa: E402
+from spacy.tokens import Doc  # noqa: E402
+
+__all__ = [
+    "AnalysisExplanation",
+    "AnalyzerEngine",
+    "CreditCardRecognizer",
+    "CryptoRecognizer",
+    "EmailRecognizer",
+    "EntityRecognizer",
+    "IbanRecognizer",
+    "IpRecognizer",
+    "KrBrnRecognizer",
+    "KrDriverLicenseRecognizer",
+    "KrFrnRecognizer",
+    "KrPassportRecognizer",
+    "KrRrnRecognizer",
+    "Language",
+    "LemmaContextAwareEnhancer",
+    "NerModelConfiguration",
+    "NhsRecognizer",
+    "NlpArtifacts",
+    "Pattern",
+    "PatternRecognizer",
+    "PhoneRecognizer",
+    "RecognizerRegistry",
+    "RecognizerResult",
+    "SpacyNlpEngine",
+    "SpacyRecognizer",
+    "UkNinoRecognizer",
+    "UsBankRecognizer",
+    "UsItinRecognizer",
+    "UsLicenseRecognizer",
+    "UsPassportRecognizer",
+    "UsSsnRecognizer",
+    "Doc",
+    "alternation",
+    "predefined_recognizers",
+    "spacy",
+    "tldextract",
+]
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` (escaped, longest first)."""
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
