@@ -130,6 +130,39 @@ class Metrics:
         self.job_runs = Counter(
             "memaudit_job_runs", "Daemon job runs.", ["job", "outcome"], registry=r
         )
+        self.source_drift = Gauge(
+            "memaudit_source_writeback_drift",
+            "Items whose source did not hold memaudit's decision at its last sync "
+            "(quarantine, restore, erased_still_in_source).",
+            ["source", "action"],
+            registry=r,
+        )
+        self.source_actions = Gauge(
+            "memaudit_source_actions",
+            "Write-back outbox rows waiting or failed.",
+            ["source", "action", "status"],
+            registry=r,
+        )
+
+    def record_sources(self, db: Database) -> None:
+        """Refresh the write-back gauges: drift at each source's last sync, outbox rows."""
+        from auditor.source_registry import list_sources
+        from auditor.store.models import SourceAction
+
+        with db.session() as session:
+            rows = session.execute(
+                select(SourceAction.source, SourceAction.action, SourceAction.status, func.count())
+                .where(SourceAction.status.in_(("pending", "failed")))
+                .group_by(SourceAction.source, SourceAction.action, SourceAction.status)
+            ).all()
+        self.source_actions.clear()
+        for source, action, status, n in rows:
+            self.source_actions.labels(source, action, status).set(n)
+        self.source_drift.clear()
+        for info in list_sources(db):
+            drift = (info.last_sync or {}).get("last_drift") or {}
+            for action in ("quarantine", "restore", "erased_still_in_source"):
+                self.source_drift.labels(info.config.name, action).set(int(drift.get(action, 0)))
 
     def record_open_findings(self, db: Database) -> None:
         """Refresh the open-findings gauge from the store."""
@@ -388,7 +421,9 @@ def job_source_sync(ctx: JobContext) -> dict[str, Any]:
     write-back actions (quarantine, restore, erasure) into the sources (auditor.sync)."""
     from auditor.sync import sync_due
 
-    return sync_due(ctx.db, should_stop=ctx.stop.is_set)
+    result = sync_due(ctx.db, should_stop=ctx.stop.is_set)
+    ctx.metrics.record_sources(ctx.db)
+    return result
 
 
 JOBS: dict[str, Callable[[JobContext], dict[str, Any]]] = {

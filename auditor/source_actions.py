@@ -5,7 +5,8 @@ an action is never lost nor carried back without having happened here:
 
 * :func:`queue_transition` (called by :mod:`auditor.lifecycle`): a memory of a write-back
   source was quarantined, or restored from quarantine, by a reviewer or a rule action.
-  A pending opposite action on the same memory cancels out instead.
+  The last decision wins: an earlier pending or failed action on the same memory is
+  cancelled (superseded) and the new one is queued (connectors' actions are idempotent).
 * :func:`queue_erasure` (called by :func:`auditor.erasure.erase_subject`): one ``erase``
   row per write-back source. Pending quarantine and restore rows of the erased memories
   are cancelled.
@@ -37,6 +38,7 @@ from auditor.config import Settings
 from auditor.connectors.base import ErasureResult, NotSupported
 from auditor.errors import ConfigError, InputError, MemauditError, NotFoundError
 from auditor.logging import scrub
+from auditor.source_state import clear_write_back, mark_write_back, source_state_after
 from auditor.store.db import Database
 from auditor.store.models import Memory, SourceAction, SourceRow
 from auditor.store.types import utcnow
@@ -63,6 +65,11 @@ ACTOR = "memaudit-sync"
 _OPPOSITE = {"quarantine": "restore", "restore": "quarantine"}
 _CHUNK = 500
 _ERROR_CHARS = 500
+_ERASED_IDS = "erased_memory_ids"
+
+
+def _prefix(name: str) -> str:
+    return f"src_{name[:40]}_"  # auditor.connectors.base.memory_id_for
 
 
 def _key(settings: Settings) -> bytes | None:
@@ -124,8 +131,9 @@ def queue_transition(session: Session, settings: Settings, memory: Memory, actio
     takes write-back. Called by the lifecycle in the transition's transaction.
 
     Returns:
-        Whether a row was added (False: not a write-back source's memory, already
-        queued, or it cancelled a pending opposite action).
+        Whether a row was added (False: not a write-back source's memory, or the same
+        action already waits). An earlier pending or failed opposite (or failed same)
+        action of the memory is cancelled as superseded: the last decision is carried.
     """
     extra = memory.extra or {}
     source = extra.get("source_name")
@@ -136,21 +144,22 @@ def queue_transition(session: Session, settings: Settings, memory: Memory, actio
         raise InputError(f"unknown write-back action {action!r}")
     if not _write_back_source(session, settings, source):
         return False
-    waiting = session.scalars(
+    earlier = session.scalars(
         select(SourceAction).where(
             SourceAction.memory_id == memory.memory_id,
             SourceAction.source == source,
-            SourceAction.status == PENDING,
+            SourceAction.status.in_((PENDING, FAILED)),
             SourceAction.action.in_(tuple(_OPPOSITE)),
         )
     ).all()
-    for row in waiting:
-        if row.action == action:
-            return False  # already on its way
-        # quarantined then restored (or the reverse) before the outbox ran: nothing to do
+    if any(row.action == action and row.status == PENDING for row in earlier):
+        return False  # already on its way
+    # The last decision wins. An earlier action that waits or failed is superseded: the
+    # source's state is not known here (a failed quarantine left the item live), so the
+    # new action is always carried (connectors' quarantine and restore are idempotent).
+    for row in earlier:
         row.status, row.external_id, row.done_at = CANCELLED, None, utcnow()
-        row.error = f"cancelled by a later {action}"
-        return False
+        row.error = f"superseded by a later {action}"
     session.add(
         SourceAction(
             source=source,
@@ -162,6 +171,7 @@ def queue_transition(session: Session, settings: Settings, memory: Memory, actio
             result={},
         )
     )
+    mark_write_back(memory, action, PENDING)
     return True
 
 
@@ -192,7 +202,9 @@ def queue_erasure(
             erasure_request_id=request_id,
             status=PENDING,
             attempts=0,
-            result={},
+            # the erased memaudit ids of this source's items (hashes, no personal data):
+            # the connector recognises the subject's rows by them whatever it forgot
+            result={_ERASED_IDS: sorted(m for m in memory_ids if m.startswith(_prefix(name)))},
         )
         for name in sorted(write_back_sources(session, settings))
     ]
@@ -239,7 +251,10 @@ def _finish(
         rows = session.scalars(select(SourceAction).where(SourceAction.id.in_(list(ids)))).all()
         for row in rows:
             row.attempts += 1
+            kept = (row.result or {}).get(_ERASED_IDS)
             row.result = result
+            if not ok and kept:
+                row.result = {**result, _ERASED_IDS: kept}  # for the retry
             if ok:
                 row.status, row.error, row.done_at = DONE, None, utcnow()
                 row.external_id, row.subject = None, None
@@ -248,8 +263,11 @@ def _finish(
                 if final or row.attempts >= max_attempts:
                     row.status = FAILED
                     if row.action != "erase":
-                        row.external_id = None  # cannot be retried without an operator
+                        # no external id waits in a failed row: a retry takes it from
+                        # the memory again (retry_action)
+                        row.external_id = None
             status = row.status
+        _flag_memories(session, [r for r in rows if r.action in _OPPOSITE], ok=ok)
         if rows:
             first = rows[0]
             audit_log.append(
@@ -272,13 +290,21 @@ def _finish(
     return status
 
 
+def _flag_memories(session: Session, rows: Sequence[SourceAction], *, ok: bool) -> None:
+    """Show on each memory whether its source holds memaudit's decision (source_state)."""
+    by_memory = {r.memory_id: r for r in rows if r.memory_id}
+    if not by_memory:
+        return
+    for memory in session.scalars(select(Memory).where(Memory.memory_id.in_(list(by_memory)))):
+        row = by_memory[memory.memory_id]
+        if ok:
+            clear_write_back(memory, source_status=source_state_after(row.action))
+        else:
+            mark_write_back(memory, row.action, row.status, attempts=row.attempts)
+
+
 def _erasure_result(result: ErasureResult) -> dict[str, Any]:
-    return {
-        "counts": dict(result.counts),
-        "remaining": list(result.remaining),
-        "notes": list(result.notes),
-        "verified": result.verified,
-    }
+    return result.as_dict()
 
 
 def _run_erase(db: Database, row_id: int, values: Sequence[str]) -> dict[str, Any]:
@@ -289,8 +315,10 @@ def _run_erase(db: Database, row_id: int, values: Sequence[str]) -> dict[str, An
         if row is None or row.status != PENDING or row.subject is None:
             return {"status": "skipped"}
         source, subject = row.source, row.subject
+        erased_ids = frozenset((row.result or {}).get(_ERASED_IDS) or ())
     try:
         with connect(db, source) as connector:
+            connector.subject_memory_ids = erased_ids
             outcome = connector.erase_subject(subject, values)
     except NotSupported as exc:
         status = _finish(db, [row_id], ok=False, result={}, error=str(exc), final=True)
@@ -307,12 +335,19 @@ def _run_erase(db: Database, row_id: int, values: Sequence[str]) -> dict[str, An
     if outcome.verified:
         status = _finish(db, [row_id], ok=True, result=data)
     else:
+        problems = list(outcome.remaining) + [
+            f"{m.get('place')} may hold it ({m.get('count')}: {m.get('reason')})"
+            for m in outcome.may_hold
+        ]
         status = _finish(
             db,
             [row_id],
             ok=False,
             result=data,
-            error="the subject was still found after the erase: " + ", ".join(outcome.remaining),
+            error=scrub("the erasure could not be verified: " + "; ".join(problems))[:_ERROR_CHARS],
+            # what may hold the subject without a trace of it stays so until an officer
+            # acts (attributes or erases it): retrying alone cannot change that
+            final=not outcome.remaining,
         )
     log.info("source_erase_finished", source=source, row=row_id, verified=outcome.verified)
     return {"status": status, **data}
@@ -518,11 +553,10 @@ def _operator_change(db: Database, action_id: int, actor: str, *, retry: bool) -
             if row.action == "erase" and row.subject is None:
                 raise InputError(f"source action {action_id} no longer holds its subject")
             if row.action != "erase" and not row.external_id:
-                raise InputError(
-                    f"source action {action_id} no longer holds its item; quarantine or "
-                    "restore the memory again"
-                )
-            row.status, row.attempts = PENDING, 0
+                row.external_id = _external_id_again(session, row)
+            row.status, row.attempts, row.error = PENDING, 0, None
+            if row.action in _OPPOSITE:
+                _flag_memories(session, [row], ok=False)
         else:
             row.status, row.done_at = CANCELLED, utcnow()
             row.subject, row.external_id = None, None
@@ -537,12 +571,42 @@ def _operator_change(db: Database, action_id: int, actor: str, *, retry: bool) -
         )
 
 
+def _external_id_again(session: Session, row: SourceAction) -> str:
+    """The item of a failed quarantine / restore, from its memory (a failed row keeps none).
+
+    Raises:
+        InputError: the memory is gone (erased), or memaudit's decision changed since
+            (the later decision has its own row): naming the row and what to do.
+    """
+    memory = session.get(Memory, row.memory_id) if row.memory_id else None
+    extra = (memory.extra or {}) if memory is not None else {}
+    external = (memory.external_id or extra.get("external_id")) if memory is not None else None
+    if memory is None or not isinstance(external, str) or not external:
+        raise InputError(
+            f"source action {row.id}: its memory is gone from memaudit (erased "
+            "or purged); nothing to carry"
+        )
+    wanted = "quarantined" if row.action == "quarantine" else None
+    if (wanted is not None and memory.status != wanted) or (
+        wanted is None and memory.status == "quarantined"
+    ):
+        raise InputError(
+            f"source action {row.id}: the memory is {memory.status} in memaudit "
+            f"now, so a {row.action} would undo the later decision; quarantine or restore "
+            "the memory again instead"
+        )
+    return external
+
+
 def retry_action(db: Database, action_id: int, *, actor: str) -> None:
     """Put a failed action back in the queue (attempts reset).
 
+    A failed quarantine or restore takes its item from the memory again (failed rows keep
+    no external id), unless memaudit's decision changed since.
+
     Raises:
         NotFoundError: no such row.
-        InputError: it is not failed, or no longer holds what it needs.
+        InputError: it is not failed, its memory is gone, or a later decision replaced it.
     """
     _operator_change(db, action_id, actor, retry=True)
 

@@ -51,6 +51,7 @@ from auditor.importer import Importer, ImportReport
 from auditor.logging import scrub
 from auditor.schedules import parse_schedule
 from auditor.source_actions import run_outbox
+from auditor.source_reconcile import reconcile
 from auditor.source_registry import connect, get_source, list_sources, watermark_name
 from auditor.sources.base import Source, SourceItem
 from auditor.store.db import Database
@@ -71,6 +72,8 @@ _MAX_ERRORS = 100
 #: Extra fields that say the source still holds something; dropped when it is gone.
 _HELD = ("retained_in", "orphan_vector", "expired_unswept")
 _COUNTED = ("inserted", "updated", "unchanged", "skipped")
+#: How early a source's next sync may run (see _due).
+_DUE_SLACK = timedelta(seconds=5)
 
 
 @dataclass
@@ -94,6 +97,9 @@ class SyncReport:
         cursor: ``advanced`` or ``kept``.
         import_run_id: the import run recorded for the pull.
         actions: what the write-back outbox did for this source.
+        reconciled: what the comparison of the source's state with memaudit's decisions
+            found (:mod:`auditor.source_reconcile`): ``drift`` per action, ``requeued``,
+            ``converged``, findings opened and resolved.
         error: why the sync failed.
     """
 
@@ -110,6 +116,7 @@ class SyncReport:
     cursor: str = "kept"
     import_run_id: int | None = None
     actions: dict[str, Any] = field(default_factory=dict)
+    reconciled: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     duration_s: float = 0.0
 
@@ -135,6 +142,7 @@ class SyncReport:
             "cursor": self.cursor,
             "import_run_id": self.import_run_id,
             "actions": self.actions,
+            "reconciled": self.reconciled,
             "error": self.error,
             "duration_s": round(self.duration_s, 3),
         }
@@ -332,6 +340,21 @@ def _known_ids(db: Database, name: str) -> set[str]:
         )
 
 
+def _known_subjects(db: Database, name: str) -> dict[str, str]:
+    """External id -> subject of the source's items memaudit holds (its mirror)."""
+    prefix = f"src_{name[:40]}_"
+    with db.session() as session:
+        return {
+            str(external): str(subject)
+            for external, subject in session.execute(
+                select(Memory.external_id, Memory.subject).where(
+                    Memory.memory_id.startswith(prefix, autoescape=True),
+                    Memory.external_id.is_not(None),
+                )
+            )
+        }
+
+
 def _mark_gone(db: Database, name: str, gone: list[str], report: SyncReport) -> None:
     """Soft-delete (or only mark) memories the source no longer holds."""
     settings = db.settings
@@ -419,6 +442,7 @@ def sync_source(
     full: bool = False,
     should_stop: Callable[[], bool] | None = None,
     actions: bool = True,
+    attempt_at: datetime | None = None,
 ) -> SyncReport:
     """Sync one source into the store, then carry its pending write-back actions.
 
@@ -429,6 +453,9 @@ def sync_source(
         should_stop: polled during the pull; a stopped sync keeps what it stored and its
             old cursor.
         actions: run the source's write-back outbox afterwards.
+        attempt_at: the time recorded as this attempt's (default: now). The daemon's job
+            passes its own start, so a source's schedule counts from when it was due,
+            not from when a slow sync of another source let it start.
 
     Returns:
         The report; ``report.status`` says how it went (a failed pull is reported, not
@@ -441,7 +468,7 @@ def sync_source(
     config = info.config
     report = SyncReport(config.name, config.kind)
     started = time.perf_counter()
-    now = utcnow()
+    now = attempt_at or utcnow()
     with _sync_lock(db, config.name) as got:
         if not got:
             report.status = "busy"
@@ -463,6 +490,7 @@ def sync_source(
         next_cursor: str | None = None
         try:
             with connect(db, config.name) as connector:
+                connector.known_subjects = _known_subjects(db, config.name)
                 pull = _PullSource(connector, None if full else cursor, should_stop)
                 imported = Importer(db, actor=ACTOR).run(pull)
                 _take_import(report, imported, pull)
@@ -472,6 +500,9 @@ def sync_source(
                     next_cursor = connector.next_cursor()
                     live = connector.live_ids()
                     _detect_deletions(db, config.name, live, pull, full, report)
+                    report.reconciled = reconcile(
+                        db, config.name, errors=imported.errors, full=full
+                    ).as_dict()
                     mark["live_ids"] = live is not None
                     if full:
                         mark["last_full_at"] = _iso(now)
@@ -499,6 +530,8 @@ def sync_source(
                 "gone": report.gone,
             },
         )
+        if report.reconciled:
+            mark["last_drift"] = dict(report.reconciled.get("drift") or {})
         if report.cursor == "advanced":
             mark["last_sync_at"] = _iso(now)
             _save_mark(db, config.name, mark, position=next_cursor)
@@ -568,7 +601,10 @@ def _due(schedule: str, last: datetime | None, now: datetime) -> bool:
     if last is None:
         return True
     nxt = trigger.get_next_fire_time(last, last)
-    return nxt is not None and nxt <= now
+    # The job itself fires on its own schedule, a little late or early: without slack an
+    # "every 1m" source whose last attempt was recorded a few milliseconds after the job
+    # started would be "not yet due" a minute later, and synced every 2 minutes.
+    return nxt is not None and nxt <= now + _DUE_SLACK
 
 
 def sync_due(
@@ -597,7 +633,9 @@ def sync_due(
         if not _due(info.config.schedule, last, now):
             continue
         try:
-            report = sync_source(db, info.config.name, should_stop=should_stop, actions=False)
+            report = sync_source(
+                db, info.config.name, should_stop=should_stop, actions=False, attempt_at=now
+            )
         except InputError as exc:
             results[info.config.name] = {"status": "failed", "error": str(exc)}
             failed += 1

@@ -367,15 +367,36 @@ def test_quarantine_and_restore_are_carried_into_the_table(db: Database, app: Ap
     assert _memories(db)[_mid(2)].status == "active"
 
 
-def test_quarantine_then_restore_before_the_outbox_cancels_out(db: Database, app: App) -> None:
+def test_quarantine_then_restore_before_the_outbox_carries_the_restore(
+    db: Database, app: App
+) -> None:
     _seed(app)
     _add(db, app)
     sync_source(db, "shop")
     Lifecycle(db).quarantine(_mid(1), actor="rev")
     Lifecycle(db).restore(_mid(1), actor="rev")
-    assert run_outbox(db)["done"] == 0
-    assert [a.status for a in list_actions(db)] == ["cancelled"]
+    # the last decision is carried (idempotent in the source); the earlier one is superseded
+    assert run_outbox(db)["done"] == 1
+    assert [(a.action, a.status) for a in list_actions(db)] == [
+        ("restore", "done"),
+        ("quarantine", "cancelled"),
+    ]
     assert app.rows()[1]["state"] == "active"
+
+
+def test_restore_then_quarantine_does_what_the_last_action_says(db: Database, app: App) -> None:
+    _seed(app)
+    _add(db, app)
+    sync_source(db, "shop")
+    Lifecycle(db).quarantine(_mid(1), actor="rev")
+    run_outbox(db)
+    assert app.rows()[1]["state"] == "hidden"
+    Lifecycle(db).restore(_mid(1), actor="rev")
+    Lifecycle(db).quarantine(_mid(1), actor="rev")
+    assert run_outbox(db)["done"] == 1
+    assert app.rows()[1]["state"] == "hidden"
+    assert _memories(db)[_mid(1)].status == "quarantined"
+    assert "write_back" not in (_memories(db)[_mid(1)].extra or {})
 
 
 def test_no_write_back_source_is_never_written(db: Database, app: App) -> None:

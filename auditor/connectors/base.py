@@ -91,16 +91,39 @@ class ErasureResult:
         counts: rows / entries / files removed, per place (``"mem0.history"``: 3, ...).
         remaining: places where something of the subject was still found (never values).
         notes: what the operator must know (e.g. "compacted the qdrant collection").
+        searched: the places the verification searched (tables, columns, files, with
+            how: ``"mem0 history database (bytes)"``); never values.
+        may_hold: places that may still hold the subject although nothing of it was
+            found there, because no method can tell (e.g. text mem0 no longer attributes
+            to anyone): ``{"place": ..., "count": ..., "reason": ...}``; never values.
     """
 
     counts: dict[str, int] = field(default_factory=dict)
     remaining: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+    may_hold: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_may_hold(self, place: str, count: int, reason: str) -> None:
+        """Record a place that may still hold the subject (``count`` rows / files / ...)."""
+        if count > 0:
+            self.may_hold.append({"place": place, "count": int(count), "reason": reason})
 
     @property
     def verified(self) -> bool:
-        """Nothing of the subject remains in the source."""
-        return not self.remaining
+        """Nothing of the subject was found, and nothing that was not searchable may hold it."""
+        return not self.remaining and not self.may_hold
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (places and counts only)."""
+        return {
+            "counts": dict(self.counts),
+            "remaining": list(self.remaining),
+            "notes": list(self.notes),
+            "searched": list(self.searched),
+            "may_hold": [dict(m) for m in self.may_hold],
+            "verified": self.verified,
+        }
 
 
 class Connector(abc.ABC):
@@ -119,6 +142,14 @@ class Connector(abc.ABC):
     def __init__(self, config: SourceConfig, settings: Settings) -> None:
         self.config = config
         self.settings = settings
+        #: memaudit's mirror, set by the sync engine before :meth:`pull`: external id ->
+        #: the subject memaudit filed the item under at earlier syncs. A source that
+        #: forgets owners (mem0's history after a delete) attributes its rows from it.
+        self.known_subjects: dict[str, str] = {}
+        #: set by the outbox before :meth:`erase_subject`: the memaudit memory ids
+        #: (:func:`memory_id_for`) of the subject's items the erasure just deleted in
+        #: memaudit, so the source's rows of them are the subject's whatever it forgot.
+        self.subject_memory_ids: frozenset[str] = frozenset()
 
     @abc.abstractmethod
     def test(self) -> dict[str, Any]:

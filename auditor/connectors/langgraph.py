@@ -665,8 +665,10 @@ class _LangGraphConnector(Connector):
                 "created_at": _iso(parse_time(created)),
                 "updated_at": _iso(parse_time(updated)),
                 "source_status": "orphan",
+                # only the vector is kept, not the text: MA-SRC-003 (orphan vector) is the
+                # one finding; no retained_in, which would also fire MA-SRC-001 ("keeps
+                # its text") on a placeholder
                 "orphan_vector": True,
-                "retained_in": RETAINED_IN,
                 "embedding_ref": f"{RETAINED_IN}:{external_id}",
                 "langgraph_namespace": list(namespace),
                 "langgraph_key": key,
@@ -792,6 +794,27 @@ class _LangGraphConnector(Connector):
             )
             return int(result.rowcount or 0)
 
+    def _keep_created(
+        self, engine: Engine, namespace: tuple[str, ...], key: str, created: Any
+    ) -> None:
+        """Give a restored item back its original ``created_at`` (``put`` sets now; the
+        API has no call for it): the item is the same memory, not a new one."""
+        when = parse_time(created) if isinstance(created, str) else None
+        if when is None:
+            return
+        when = when.astimezone(UTC)
+        value: Any = when
+        if engine.dialect.name == "sqlite":  # SqliteStore's own text form
+            value = when.strftime("%Y-%m-%d %H:%M:%S" + (".%f" if when.microsecond else ""))
+        with engine.begin() as conn:
+            store, _vectors, _names = self._tables(conn)
+            c = store.c
+            conn.execute(
+                update(store)
+                .where(and_(c.prefix == join_namespace(namespace), c.key == key))
+                .values(created_at=value)
+            )
+
     def _ttl_of(self, engine: Engine, namespace: tuple[str, ...], key: str) -> Any:
         with engine.connect() as conn:
             store, _vectors, names = self._tables(conn)
@@ -872,6 +895,8 @@ class _LangGraphConnector(Connector):
                         value = {"value": value}
                     ttl_arg = float(ttl) if isinstance(ttl, int | float) and ttl > 0 else None
                     store.put(namespace, key, dict(value), index=False, ttl=ttl_arg)
+                    created = meta.get("created_at") if isinstance(meta, Mapping) else None
+                    self._keep_created(engine, namespace, key, created)
                     self._move_vectors(engine, qns, namespace, key)
                     store.delete(qns, key)
                     restored += 1

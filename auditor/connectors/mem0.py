@@ -75,6 +75,7 @@ import pickle
 import re
 import sqlite3
 import stat
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import closing, suppress
@@ -93,6 +94,7 @@ from auditor.connectors.base import (
     SourceConfig,
     memory_id_for,
 )
+from auditor.connectors.mem0_owners import hints_from_subjects, names_subject, owners_by_actor
 from auditor.errors import InputError, StoreError
 from auditor.residue import Matcher, search_file
 from auditor.sources.base import SourceItem
@@ -550,6 +552,12 @@ class Mem0Connector(Connector):
         self.attribution_path = self._ledger_path(opts.get("attribution_path"))
         self._memory: Any = None
         self._live: set[str] | None = None
+        #: mem0 memory id -> how its owner was found, when not from mem0's own payload
+        self._how: dict[str, str] = {}
+        self._opened_at = 0.0
+        #: the longest time this connector held mem0's store open (a local qdrant path's
+        #: lock): write-back opens it per call and closes it at once
+        self.lock_held_s = 0.0
         #: the LLM every mem0 Memory of this connector gets (``llm.calls`` stays 0)
         self.llm = NoLLM()
 
@@ -648,12 +656,16 @@ class Mem0Connector(Connector):
             ) from None
         memory.llm = self.llm
         self._memory = memory
+        self._opened_at = time.monotonic()
         return memory
 
     def _close_memory(self) -> None:
         memory, self._memory = self._memory, None
         if memory is None:
             return
+        held = time.monotonic() - self._opened_at
+        self.lock_held_s = max(self.lock_held_s, held)
+        log.info("mem0_store_released", source=self.config.name, held_s=round(held, 3))
         with suppress(Exception):
             memory.close()
         client = getattr(getattr(memory, "vector_store", None), "client", None)
@@ -741,6 +753,12 @@ class Mem0Connector(Connector):
         return out
 
     def _read_points_api(self, snap: _Snapshot) -> None:
+        try:
+            self._read_points_api_open(snap)
+        finally:
+            self._close_memory()  # a local path's lock is not kept for the whole sync
+
+    def _read_points_api_open(self, snap: _Snapshot) -> None:
         memory = self.memory()
         listed = memory.vector_store.list(top_k=self.max_items)
         rows = (
@@ -857,20 +875,44 @@ class Mem0Connector(Connector):
     # -- attribution -----------------------------------------------------------------------------
 
     def _owners(self, snap: _Snapshot) -> dict[str, _Owner]:
-        """memory id -> owner: live and quarantined points, entity links, the ledger."""
+        """memory id -> owner: live and quarantined points, entity links, the ledger,
+        memaudit's mirror of earlier syncs, a known user as the rows' ``actor_id``
+        (:mod:`auditor.connectors.mem0_owners`)."""
         owners: dict[str, _Owner] = self._ledger_read()
+        how = dict.fromkeys(owners, "ledger")
         for payload in snap.entities.values():
             owner = _Owner.of(payload)
             linked = payload.get("linked_memory_ids")
             if owner and isinstance(linked, list):
                 for mid in linked:
-                    if isinstance(mid, str):
-                        owners.setdefault(mid, owner)
+                    if isinstance(mid, str) and mid not in owners:
+                        owners[mid], how[mid] = owner, "entities"
         for points in (snap.quarantined, snap.points):
             for pid, payload in points.items():
                 owner = _Owner.of(payload)
                 if owner:
                     owners[pid] = owner
+                    how.pop(pid, None)
+        prefixes = {
+            "user_id": self.subject_prefix,
+            "agent_id": self.agent_prefix,
+            "run_id": self.run_prefix,
+        }
+        for mid, hint in hints_from_subjects(
+            self.known_subjects, prefixes, self.unattributed
+        ).items():
+            if mid not in owners and mid in snap.history:
+                owners[mid] = _Owner(**{hint.key: hint.ident})
+                how[mid] = hint.how
+        users = {o.user_id for o in owners.values() if o.user_id}
+        actors = {
+            mid: [r.actor_id for r in rows]
+            for mid, rows in snap.history.items()
+            if mid not in owners
+        }
+        for mid, hint in owners_by_actor(actors, users).items():
+            owners[mid], how[mid] = _Owner(user_id=hint.ident), hint.how
+        self._how = how
         return owners
 
     def _ledger_connect(self) -> sqlite3.Connection | None:
@@ -990,12 +1032,15 @@ class Mem0Connector(Connector):
                 if owner.run_id
                 else "none"
             )
+        found_by = self._how.get(str(extra.get("mem0_memory_id") or external_id))
         raw["extra"] = {
             "source_name": name,
             "source_kind": self.kind,
             "external_id": external_id,
             "source_status": source_status,
             "mem0_attributed_by": attributed,
+            **({"unattributed": True} if attributed == "none" else {}),
+            **({"mem0_owner_from": found_by} if found_by and attributed != "none" else {}),
             **({"mem0_agent_id": owner.agent_id} if owner is not None and owner.agent_id else {}),
             **({"mem0_run_id": owner.run_id} if owner is not None and owner.run_id else {}),
             **extra,
@@ -1262,19 +1307,24 @@ class Mem0Connector(Connector):
         if not memories:
             return
         memory = self.memory()
-        side = self._side_store(memory, self.collection + QUARANTINE_SUFFIX)
         moved = 0
-        for pid in memories:
-            point = memory.vector_store.get(vector_id=pid)
-            if point is None:
-                continue  # gone, or quarantined before (idempotent)
-            payload = dict(point.payload or {})
-            text = _text(payload.get("data")) or ""
-            side.insert(
-                vectors=[memory.embedding_model.embed(text, "add")], ids=[pid], payloads=[payload]
-            )
-            memory.delete(pid)
-            moved += 1
+        try:  # the store (a local path's lock) is held only for this batch
+            side = self._side_store(memory, self.collection + QUARANTINE_SUFFIX)
+            for pid in memories:
+                point = memory.vector_store.get(vector_id=pid)
+                if point is None:
+                    continue  # gone, or quarantined before (idempotent)
+                payload = dict(point.payload or {})
+                text = _text(payload.get("data")) or ""
+                side.insert(
+                    vectors=[memory.embedding_model.embed(text, "add")],
+                    ids=[pid],
+                    payloads=[payload],
+                )
+                memory.delete(pid)
+                moved += 1
+        finally:
+            self._close_memory()
         log.info(
             "mem0_quarantined", source=self.config.name, memories=moved, messages=len(messages)
         )
@@ -1286,8 +1336,15 @@ class Mem0Connector(Connector):
         if not memories:
             return
         memory = self.memory()
+        try:  # the store (a local path's lock) is held only for this batch
+            moved = self._restore_points(memory, memories)
+        finally:
+            self._close_memory()
+        log.info("mem0_restored", source=self.config.name, memories=moved, messages=len(messages))
+
+    def _restore_points(self, memory: Any, memories: list[str]) -> int:
         if not self._collection_exists(memory, self.collection + QUARANTINE_SUFFIX):
-            return
+            return 0
         side = self._side_store(memory, self.collection + QUARANTINE_SUFFIX)
         moved = 0
         for pid in memories:
@@ -1311,7 +1368,7 @@ class Mem0Connector(Connector):
             )
             side.delete(vector_id=pid)
             moved += 1
-        log.info("mem0_restored", source=self.config.name, memories=moved, messages=len(messages))
+        return moved
 
     @staticmethod
     def _split_ids(external_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -1409,7 +1466,35 @@ class Mem0Connector(Connector):
             and matcher
             and any(matcher.search(t) for r in rows for t in (r.old, r.new) if t)
         }
-        memory_ids |= value_ids
+        # memaudit's mirror: the subject's memories the erasure just deleted in memaudit
+        name = self.config.name
+        mirror_ids = (
+            {
+                mid
+                for mid in snap.history
+                if mid not in owners and memory_id_for(name, mid) in self.subject_memory_ids
+            }
+            if ident is not None
+            else set()
+        )
+        # unattributed text that names the subject's own id as a word ("Carol's ...")
+        named_ids = (
+            {
+                mid
+                for mid, rows in snap.history.items()
+                if mid not in owners
+                and any(names_subject(t, ident) for r in rows for t in (r.old, r.new))
+            }
+            if key == "user_id"
+            else set()
+        )
+        memory_ids |= value_ids | mirror_ids | named_ids
+        if mirror_ids - value_ids:
+            result.counts["mem0.attributed_by_memaudit"] = len(mirror_ids - value_ids)
+        if named_ids - value_ids - mirror_ids:
+            result.counts["mem0.unattributed_named_subject"] = len(
+                named_ids - value_ids - mirror_ids
+            )
 
         # 1. the vector store, through mem0's API (needs a local path free): only when the
         #    snapshot shows something of the subject there, so an erasure that only has
@@ -1454,7 +1539,10 @@ class Mem0Connector(Connector):
 
         # 2. mem0's SQLite history database
         hist_rows, msg_rows, unattributed_rows = self._purge_history(
-            memory_ids, subject if ident is not None else None, matcher
+            memory_ids,
+            subject if ident is not None else None,
+            matcher,
+            ident if key == "user_id" else None,
         )
         result.counts["mem0.history"] = hist_rows
         result.counts["mem0.messages"] = msg_rows
@@ -1462,6 +1550,10 @@ class Mem0Connector(Connector):
             result.counts["mem0.unattributed_matched_values"] = unattributed_rows
         # 3. memaudit's attribution ledger
         result.counts["attribution_ledger"] = self._purge_ledger(memory_ids)
+        if subject != self.unattributed:
+            self._may_hold(
+                snap, owners, memory_ids, matcher, ident if key == "user_id" else None, result
+            )
         # 4. compaction
         result.notes.extend(self._compact())
         # 5. verification
@@ -1477,8 +1569,46 @@ class Mem0Connector(Connector):
         )
         return result
 
+    def _may_hold(
+        self,
+        snap: _Snapshot,
+        owners: dict[str, _Owner],
+        purged: set[str],
+        matcher: Matcher,
+        ident: str | None,
+        result: ErasureResult,
+    ) -> None:
+        """What nobody owns and nothing tied to the subject: it may be the subject's."""
+        searched = f"searched for {len(matcher.needles)} of the subject's values" + (
+            " and its id as a word" if ident and names_subject(ident, ident) else ""
+        )
+        left = [mid for mid in snap.history if mid not in owners and mid not in purged]
+        result.add_may_hold(
+            HISTORY,
+            sum(len(snap.history[mid]) for mid in left),
+            f"history rows of {len(left)} memories mem0 deleted before memaudit saw their "
+            f"owner: no owner can be found; {searched}, none found",
+        )
+        turns = sum(
+            1
+            for m in snap.messages
+            if not m.scope.get("user_id")
+            and not (matcher and matcher.search(m.content or ""))
+            and not names_subject(m.content, ident)
+        )
+        result.add_may_hold(
+            MESSAGES,
+            turns,
+            f"chat turns of session scopes without a user_id: no owner can be found; "
+            f"{searched}, none found",
+        )
+
     def _purge_history(
-        self, memory_ids: set[str], subject: str | None, matcher: Matcher
+        self,
+        memory_ids: set[str],
+        subject: str | None,
+        matcher: Matcher,
+        ident: str | None = None,
     ) -> tuple[int, int, int]:
         hist = msgs = unattributed = 0
         with closing(self._write_history_db()) as conn:
@@ -1501,10 +1631,9 @@ class Mem0Connector(Connector):
                         )
                         if subject is not None and self._subject(owner) == subject:
                             doomed.append(rid)
-                        elif (
-                            not parsed.get("user_id")
-                            and matcher
-                            and matcher.search(_text(content) or "")
+                        elif not parsed.get("user_id") and (
+                            (matcher and matcher.search(_text(content) or ""))
+                            or names_subject(_text(content), ident)
                         ):
                             doomed.append(rid)
                             unattributed += 1
@@ -1589,6 +1718,7 @@ class Mem0Connector(Connector):
             if not root.exists():
                 continue
             files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+            result.searched.append(f"{label} ({len(files)} file(s), every byte)")
             for path in files:
                 where = label if path == root else f"{label}: {path.relative_to(root)}"
                 searched += 1
@@ -1601,6 +1731,10 @@ class Mem0Connector(Connector):
                     remaining.append(f"{where}: {found} match(es)")
         # the id, logically: points, chat-turn scopes, the ledger (short ids included)
         if subject is not None:
+            result.searched.append(
+                "mem0 points, quarantine and entity collections, chat-turn scopes and the "
+                "attribution ledger (owner fields, for the subject's id)"
+            )
             snap = self._snapshot()
             for label, points in (
                 ("mem0 vector store", snap.points),

@@ -83,6 +83,7 @@ from auditor.connectors.base import (
 )
 from auditor.errors import InputError, StoreError
 from auditor.records import STATUSES
+from auditor.residue import Matcher, search_file
 from auditor.sources.base import SourceItem
 
 __all__ = ["SqlTableConnector"]
@@ -585,6 +586,47 @@ class SqlTableConnector(Connector):
                 if found:
                     kind = "subject id" if index == 0 else "identifying value"
                     result.remaining.append(f"{text_place}: {kind} ({found} rows)")
+            result.searched.append(
+                f"{text_place} (rows, {len(needles)} value(s) incl. the subject id), "
+                f"{place}.{self._columns['subject']} (the subject's value)"
+            )
+        self._verify_file(needles[1:], result)
+
+    def _verify_file(self, needles: Sequence[str], result: ErasureResult) -> None:
+        """SQLite: the bytes of the database file, its WAL and journal. Text the
+        application deleted earlier (without ``secure_delete``) stays in free pages, and
+        other tables are not mapped: both are found here, by place and count."""
+        engine = self._engine_for()
+        database = engine.url.database
+        if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+            return
+        matcher = Matcher(needles)
+        for suffix in ("", "-wal", "-journal"):
+            path = Path(f"{database}{suffix}")
+            if not path.is_file():
+                continue
+            label = f"database file{suffix}"
+            result.searched.append(f"{label} (every byte, {len(needles)} value(s))")
+            if not matcher:
+                continue
+            try:
+                found = search_file(path, matcher)
+            except OSError as exc:
+                result.remaining.append(f"{label}: unreadable ({exc.__class__.__name__})")
+                continue
+            if found:
+                result.remaining.append(
+                    f"{label}: identifying value ({found} match(es) in free pages, other "
+                    "tables or indexes: VACUUM the application's database)"
+                )
+        with contextlib.suppress(SQLAlchemyError), self._read() as conn:
+            free = conn.exec_driver_sql("PRAGMA freelist_count").scalar()
+            if free:
+                result.notes.append(
+                    f"{free} free page(s) in the database file: text deleted before "
+                    "secure_delete was on may stay there until VACUUM (searched for the "
+                    "subject's values only)"
+                )
 
     def close(self) -> None:
         if self._engine is not None:

@@ -13,6 +13,7 @@ import ui
 
 from auditor import access
 from auditor.records import STATUSES
+from auditor.source_state import display_status
 
 ANY = "(any)"
 RESULT_KEY = "_explorer_result"
@@ -85,7 +86,9 @@ table = pd.DataFrame(
         {
             "memory_id": m["memory_id"],
             "subject": m["subject"],
-            "status": m["status"],
+            # "quarantined (held in memaudit, still live in the source (failed))" while a
+            # write-back has not reached the source (docs/sources.md, reconciliation)
+            "status": display_status(m["status"], m.get("extra")),
             "category": m["category"],
             "namespace": m["namespace"],
             "tier": m["trust_tier"],
