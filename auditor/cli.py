@@ -409,7 +409,12 @@ def memories_list(
     if fmt == "table" and limit is None:
         limit = TABLE_DEFAULT_LIMIT
     total = count_memories(db, flt) if fmt == "table" else None
-    rows = (memory_to_dict(m) for m in iter_memories(db, flt, limit=limit))
+    from auditor.source_state import display_status
+
+    rows = (
+        {**d, "status": display_status(d["status"], d.get("extra"))} if fmt == "table" else d
+        for d in (memory_to_dict(m) for m in iter_memories(db, flt, limit=limit))
+    )
     emit_rows(rows, fmt, _MEMORY_COLUMNS, total=total)
 
 
@@ -425,8 +430,13 @@ def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(detail, ensure_ascii=False, indent=2))
         return
+    from auditor.source_state import write_back_label
+
     m = detail["memory"]
     out_console.print(f"[bold]{m['memory_id']}[/]  {m['status']}  ({m['trust_tier']} tier)")
+    label = write_back_label(m.get("extra"))
+    if label:
+        out_console.print(f"  write-back        {label}", markup=False)
     for key in (
         "subject",
         "namespace",

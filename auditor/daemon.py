@@ -443,13 +443,17 @@ _CONTEXT: JobContext | None = None  # set by the daemon; scheduled jobs are look
 RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 
 
-def scheduled_job(name: str, run_id: int | None = None) -> None:
+def scheduled_job(name: str, run_id: int | None = None, sync_first: bool = False) -> None:
     """Entry point of a scheduled job (picklable: the job store keeps only the name).
 
     ``run_id`` is given for ``resume_scan``: finish a run a previous leader left running.
+    ``sync_first`` runs the live sources' sync before the job (the first scan of a new
+    set-up: without it, the first findings would wait for the next scan after the sync).
     """
     if _CONTEXT is None:  # pragma: no cover - the daemon sets it before scheduling
         raise RuntimeError("the daemon is not running")
+    if sync_first:
+        run_with_retries("source_sync", _CONTEXT)
     run_with_retries(name, _CONTEXT, run_id=run_id)
 
 
@@ -763,12 +767,19 @@ class Daemon:
             scanned_before = session.scalar(
                 select(func.count()).select_from(ScanRun).where(ScanRun.status == "completed")
             )
-        if not scanned_before and not adopted:
+        first = not scanned_before and not adopted
+        if first:
             modes.add("full")  # a store never scanned gets its first scan now, not in hours
         for mode in sorted(modes):
             job = "full_scan" if mode == "full" else "incremental_scan"
             scheduler.add_job(
-                scheduled_job, args=[job], id=f"recover-{job}", name=job, replace_existing=True
+                scheduled_job,
+                args=[job],
+                # the first scan of a new set-up sees what its live sources hold
+                kwargs={"sync_first": first},
+                id=f"recover-{job}",
+                name=job,
+                replace_existing=True,
             )
             log.warning("scan_recovery_scheduled", mode=mode, abandoned=len(stale))
 

@@ -859,7 +859,8 @@ class Scanner:
         now: datetime,
     ) -> Finding:
         allowed = any(d.details.get("allowed_by_consent") for d in detections)
-        evidence = evidence_for(detections, views, mask_spans=rule.category in _MASKED_CATEGORIES)
+        masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
+        evidence = evidence_for(detections, views, mask_spans=masked)
         finding = Finding(
             finding_id=f"fnd_{ULID()}",
             fingerprint=fp,

@@ -235,3 +235,23 @@ def test_usage_errors_exit_2(run_cli) -> None:  # type: ignore[no-untyped-def]
     assert run_cli("memories", "list", "--status", "bogus").code == ExitCode.USAGE
     assert run_cli("no-such-command").code == ExitCode.USAGE
     assert run_cli("--version").code == 0
+
+
+def test_a_write_back_that_has_not_reached_its_source_shows(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        make_record(
+            memory_id="held",
+            fact="uses pnpm",
+            status="quarantined",
+            write_back={"action": "quarantine", "state": "failed", "attempts": 5},
+        ),
+        make_record(memory_id="fine", fact="uses npm"),
+    ]
+    cli("import", str(write_jsonl(tmp_path / "w.jsonl", rows)))
+    shown = cli("memories", "show", "held")
+    assert "held in memaudit, still live in the source (failed)" in shown.out
+    assert "write-back" not in cli("memories", "show", "fine").out
+    listed = cli("memories", "list", "--status", "all").out
+    assert "still live in the source" in listed
+    exact = json.loads(cli("memories", "list", "--status", "all", "--format", "json").out)
+    assert {m["status"] for m in exact} == {"quarantined", "active"}  # JSON stays exact

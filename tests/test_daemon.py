@@ -460,3 +460,31 @@ def test_jobs_retry_with_backoff_while_the_database_is_away(
     calls.clear()
     assert daemon_mod.run_with_retries("audit_verify", ctx, backoff=(5.0,)) is None
     assert len(calls) == 1  # stopping: no retry is started
+
+
+def test_the_first_scan_of_a_new_set_up_syncs_the_sources_first(
+    db: Database, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor import daemon as daemon_mod
+
+    calls: list[str] = []
+    monkeypatch.setitem(daemon_mod.JOBS, "source_sync", lambda ctx: calls.append("sync") or {})
+    monkeypatch.setitem(daemon_mod.JOBS, "full_scan", lambda ctx: calls.append("scan") or {})
+    monkeypatch.setattr(daemon_mod, "_CONTEXT", _ctx(db))
+    daemon_mod.scheduled_job("full_scan", sync_first=True)
+    assert calls == ["sync", "scan"]
+    calls.clear()
+    daemon_mod.scheduled_job("full_scan")
+    assert calls == ["scan"]
+    # a store never scanned: the daemon's recovery step asks for the sync first
+    settings = load_settings(database_url=db_url, schedule={"full_scan": "off"})
+    daemon = Daemon(db, settings)
+    scheduled: list[dict[str, object]] = []
+
+    class _Recorder:
+        def add_job(self, fn: object, **kw: object) -> None:
+            scheduled.append(kw)
+
+    daemon._recover(_Recorder())  # type: ignore[arg-type]
+    first = [kw for kw in scheduled if kw.get("name") == "full_scan"]
+    assert first and first[0]["kwargs"] == {"sync_first": True}

@@ -390,3 +390,38 @@ def test_contradiction_rule_supersedes_with_the_shipped_pack(db: Database, tmp_p
     assert summary.actions.get("supersede") == 1
     with db.session() as s:
         assert audit_log.verify(s).ok
+
+
+def test_retained_source_text_is_masked_in_the_evidence(db: Database, tmp_path: Path) -> None:
+    import shutil
+
+    rules = tmp_path / "src-rules"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "rules" / "sources", rules / "sources")
+    secret_text = "Her passport number is X1234567 and she lives at 12 Elm Row"
+    load(
+        db,
+        tmp_path,
+        [
+            make_record(
+                memory_id="gone",
+                fact=secret_text,
+                status="deleted",
+                source_name="m0",
+                retained_in="mem0.history",
+            ),
+            make_record(
+                memory_id="turn",
+                fact="User said: call me on my private line, passport X7654321",
+                source_name="m0",
+                raw_turn=True,
+            ),
+        ],
+    )
+    Scanner(db, load_pack(rules)).run(full=True)
+    got = {f["rule_id"]: f for f in findings(db)}
+    assert {"MA-SRC-001", "MA-SRC-002"} <= set(got)
+    for rule in ("MA-SRC-001", "MA-SRC-002"):
+        evidence = json.dumps(got[rule]["evidence"])
+        assert "X1234567" not in evidence and "X7654321" not in evidence
+        assert "Elm Row" not in evidence and "private line" not in evidence
+        assert "[RETAINED_TEXT]" in evidence

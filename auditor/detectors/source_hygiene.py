@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 
 __all__ = ["SourceHygieneDetector"]
 
@@ -69,7 +69,10 @@ class SourceHygieneDetector(Detector):
         base = {"source": source if isinstance(source, str) else None}
         out: list[Detection] = []
 
-        def add(entity: str, reason: str, **details: Any) -> None:
+        def add(entity: str, reason: str, *, whole: bool = False, **details: Any) -> None:
+            # retained text is what a person asked to be rid of: the whole fact is one span,
+            # so the finding's evidence masks it instead of becoming another copy of it
+            spans = (Span(0, len(memory.fact), "retained_text", memory.memory_id),) if whole else ()
             out.append(
                 Detection(
                     memory_ids=(memory.memory_id,),
@@ -77,6 +80,7 @@ class SourceHygieneDetector(Detector):
                     entity=entity,
                     score=1.0,
                     reason=reason,
+                    spans=spans,
                     details={**base, **details},
                 )
             )
@@ -90,6 +94,7 @@ class SourceHygieneDetector(Detector):
             add(
                 "retained_after_deletion",
                 f"the source deleted or replaced this item but still keeps its text in {where}",
+                whole=True,
                 retained_in=where,
                 status=memory.status,
             )
@@ -97,6 +102,7 @@ class SourceHygieneDetector(Detector):
             add(
                 "raw_turn_retained",
                 "the source keeps this raw conversation turn next to the memories taken from it",
+                whole=True,
                 retained_in=where if isinstance(where, str) else None,
             )
         if "orphan" in self._checks and _flag(extra, "orphan_vector"):
