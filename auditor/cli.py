@@ -1030,6 +1030,14 @@ def review(
     show_default=True,
     help="Which split of each corpus to score (the pack is fitted on train and dev only).",
 )
+@click.option(
+    "--loco",
+    is_flag=True,
+    help="Instead: the leave-one-corpus-out table of the learned injection classifier "
+    "(fit on all corpora under CORPORA but one, score the one left out; slow: one fit "
+    "per corpus).",
+)
+@click.option("--quick", is_flag=True, help="With --loco: the larger corpora only.")
 @pass_ctx
 def eval_(
     c: Ctx,
@@ -1038,6 +1046,8 @@ def eval_(
     as_json: bool,
     show: int,
     split: str,
+    loco: bool,
+    quick: bool,
 ) -> None:
     """Precision / recall / F1 of the rule pack on labelled corpora (shared/eval format).
 
@@ -1047,6 +1057,10 @@ def eval_(
     from auditor.engine import Engine
     from auditor.evaluate import evaluate_corpus
     from auditor.tools.splits import corpus_folders
+
+    if loco:
+        _eval_loco(corpora, as_json, quick)
+        return
 
     pack = _pack(c, rules_dir)
     engine = Engine(pack.active())
@@ -1111,6 +1125,24 @@ def eval_(
                 )
         if rep.errors:
             err_console.print(f"{rep.corpus}: {rep.errors} detector errors")
+
+
+def _eval_loco(roots: tuple[Path, ...], as_json: bool, quick: bool) -> None:
+    """Print the leave-one-corpus-out rows as each fit finishes (it takes minutes)."""
+    from auditor.tools.train_injection import iter_loco
+
+    rows = []
+    for row in iter_loco(roots, quick=quick):
+        rows.append(row)
+        if not as_json:
+            t, a = row["test"], row["all"]
+            click.echo(
+                f"{row['corpus']:38} test P={t['precision']:.2f} R={t['recall']:.2f} "
+                f"F1={t['f1']:.2f} FPR={t['fpr']:.3f} | all P={a['precision']:.2f} "
+                f"R={a['recall']:.2f} F1={a['f1']:.2f} FPR={a['fpr']:.3f} ({row['seconds']} s)"
+            )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
 
 
 @cli.command()

@@ -38,6 +38,7 @@ DETECTORS: dict[str, str] = {
     "contradiction": "auditor.detectors.contradiction:ContradictionDetector",
     "handover": "auditor.detectors.handover:HandoverDetector",
     "keyword": "auditor.detectors.keyword:KeywordDetector",
+    "injection_model": "auditor.detectors.injection_model:InjectionModelDetector",
     "source_hygiene": "auditor.detectors.source_hygiene:SourceHygieneDetector",
 }
 
