@@ -434,6 +434,7 @@ class Lexicon:
         return cls(slots, traits, hedges)
 
 
+@functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[Token, ...]:
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
     out: list[Token] = []
@@ -444,7 +445,7 @@ def _tokens(text: str) -> tuple[Token, ...]:
             clause += 1
             bi += 1
         raw = m.group()
-        low = raw.lower().replace("’", "'")
+        low = raw.lower() if raw.isascii() else raw.lower().replace("’", "'")
         if low in data.CLAUSE_BREAK_WORDS:
             clause += 1
         content = (

@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._contradiction_text import stem
@@ -87,9 +87,8 @@ def _data() -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Tok:
-    """One token: lower-cased text, key (stem or Korean root), offsets."""
+class Tok(NamedTuple):
+    """One token: lower-cased text, key (stem or Korean root), offsets (a tuple: cheap)."""
 
     low: str
     key: str
@@ -192,14 +191,20 @@ def _ko_key(word: str) -> str:
     return w
 
 
-def _tokens(text: str) -> list[Tok]:
+@functools.lru_cache(maxsize=16_384)
+def _tokens(text: str) -> tuple[Tok, ...]:
+    """The tokens of a text (cached: a fact is read several times per candidate pair)."""
     out: list[Tok] = []
     for m in _TOKEN.finditer(text):
         raw = m.group()
-        low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
-        key = _ko_key(low) if _is_hangul(low) else stem(low)
+        if raw.isascii():  # NFKC leaves ASCII alone, and ASCII holds no Hangul
+            low = raw.lower()
+            key = stem(low)
+        else:
+            low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
+            key = _ko_key(low) if _is_hangul(low) else stem(low)
         out.append(Tok(low, key, m.start(), m.end()))
-    return out
+    return tuple(out)
 
 
 def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
@@ -386,7 +391,7 @@ def _en_functional(verb: str, rel_parts: Sequence[str], head_toks: Sequence[Tok]
     return bool(verb in d["functional_verbs_set"] and verb not in d["multi_valued_verbs_set"])
 
 
-def _en_frame(text: str, toks: list[Tok]) -> Frame | None:
+def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     d = _data()
     lows = [t.low for t in toks]
     n = len(toks)
@@ -458,7 +463,7 @@ def _en_frame(text: str, toks: list[Tok]) -> Frame | None:
     )
 
 
-def _ko_frame(text: str, toks: list[Tok]) -> Frame | None:
+def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     d = _data()
     adverbial = d["ko_adverbial_topics"]
     topic = -1
@@ -544,7 +549,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
     for part in _SENTENCE.split(text)[:_MAX_FRAMES]:
         pos = text.find(part, offset)
         offset = pos + len(part) if pos >= 0 else offset
-        toks = _tokens(part)
+        toks: Sequence[Tok] = _tokens(part)
         if pos > 0:
             toks = [Tok(t.low, t.key, t.start + pos, t.end + pos) for t in toks]
         if len(toks) < 2:

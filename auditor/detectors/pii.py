@@ -482,6 +482,30 @@ def _chunks(text: str, size: int, overlap: int = 200) -> Iterable[tuple[int, str
         start = max(end - overlap, start + 1)
 
 
+class _LazyArtifacts:
+    """spaCy's NLP artifacts of one text, computed on first use (or never).
+
+    Presidio tokenises every text before its recognizers run, but the pattern recognizers
+    never look at the tokens: only context enhancement of a result (and NER recognizers)
+    does. Handing the analyzer this proxy keeps its results identical while texts on which
+    no recognizer fires (most of them) are never tokenised.
+    """
+
+    def __init__(self, engine: AnalyzerEngine, text: str, language: str) -> None:
+        self._engine, self._text, self._language = engine, text, language
+        self._real: Any = None
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self._real is None:
+            self._real = self._engine.nlp_engine.process_text(self._text, self._language)
+        return getattr(self._real, name)
+
+
 class PiiDetector(Detector):
     """Personal identifiers via Presidio (offline, Korean included); see the module docstring.
 
@@ -579,8 +603,13 @@ class PiiDetector(Detector):
         language = self._language(text)
         found: dict[tuple[str, int, int], RecognizerResult] = {}
         for offset, piece in _chunks(text, self.chunk_chars) if wanted else ():
+            lazy = _LazyArtifacts(self._analyzer, piece, language)
             for r in self._analyzer.analyze(
-                piece, language, entities=wanted, return_decision_process=True
+                piece,
+                language,
+                entities=wanted,
+                return_decision_process=True,
+                nlp_artifacts=lazy,  # type: ignore[arg-type]
             ):
                 if r.score < self.min_score:
                     continue
