@@ -379,3 +379,45 @@ def test_presidio_and_spacy_do_not_load_pytorch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+_CONTEXT_TEXTS = [
+    "Call me on 010-2345-6789 after six.",
+    "My phone number is 212-555-0147, the office one is 212-555-0199.",
+    "Order 4829174650 shipped on 2026-01-03.",
+    "SSN 078-05-1120 on the tax form, card 4111 1111 1111 1111 expires 09/28.",
+    "Reach the team at ops@example.org or 192.168.10.24.",
+    "주민등록번호 900101-1234568 로 가입했어요.",
+    "Lives at 17 Larkspur Lane, Apt 4B, Portland, OR 97205.",
+    "Nothing personal here at all.",
+    "passport number X4829174, driver licence D1234567",
+]
+
+
+def test_lazy_nlp_artifacts_give_the_same_results_as_tokenising_every_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    det = PiiDetector({})
+    views = [MemoryView(f"m{i}", "user:x", t, "user") for i, t in enumerate(_CONTEXT_TEXTS)]
+    lazy = [det.analyze(v, CTX) for v in views]
+    tokenised: list[str] = []
+
+    class Eager:
+        """The artifacts computed up front, as Presidio does by default."""
+
+        def __init__(self, engine: Any, text: str, language: str) -> None:
+            tokenised.append(text)
+            self._real = engine.nlp_engine.process_text(text, language)
+
+        def __bool__(self) -> bool:
+            return True
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return getattr(self._real, name)
+
+    monkeypatch.setattr(pii_module, "_LazyArtifacts", Eager)
+    eager = [det.analyze(v, CTX) for v in views]
+    assert lazy == eager
+    assert any(lazy) and tokenised  # the texts did reach Presidio, with context to enhance
