@@ -38,7 +38,11 @@ spans es / fr / ru / hr / it / pt) sit next to English (``en``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 __all__ = [
     "ENTITIES",
@@ -64,7 +68,11 @@ ENTITIES: dict[str, str] = {
     "hidden_text": "hidden or invisible text",
     "encoded_directive": "an encoded instruction",
     "task_hijack": "a request to an assistant planted in content",
+    "covert_forwarding": "an order to copy or forward data to a hidden recipient",
 }
+
+#: the data file of the structural patterns (see its header)
+DATA_FILE = Path(__file__).with_name("data") / "injection_patterns.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +261,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         ),
         r"\b(?:disregard(?:ing)?|ignor(?:e|ing))\s+(?:the\s+|all\s+|any\s+)?(?:provided\s+|given\s+)?"
         r"(?:articles?|documents?|sources?|context|search\s+results|retrieved\s+\w+)\b"
-        r"|\b(?:do\s+not|don'?t|don'nt|never)\s+(?:look|rely|use|answer|base|consider)\w*\s+"
+        r"|\b(?:do\s+not|don'?t|never)\s+(?:look|rely|use|answer|base|consider)\w*\s+"
         r"(?:\w+\s+){0,4}?(?:in|on|at|according\s+to|from)?\s*(?:the|any)\s+(?:provided\s+|given\s+)?"
         r"(?:articles?|documents?|sources?|context)\b"
         r"|\b(?:by|from)\s+your\s+own\s+knowledge\s+(?:and\s+)?not\s+(?:by|from|on)\s+the\s+\w+",
@@ -566,21 +574,11 @@ _SPECS: tuple[PatternSpec, ...] = (
         also=("output", "say", "print", "write", "reply", "respond", "type", "repeat"),
     ),
     PatternSpec(
-        "en.override.not_remember",
-        "instruction_override",
-        "en",
-        0.74,
-        ("remember", "erinner"),
-        r"\bnot\s+(?:to\s+)?remember\s+(?:the\s+|any\s+)?(?:things|anything|what)\b"
-        r"|\bnicht\s+an\s+(?:die\s+)?(?:Dinge|alles)\s+(?:\w+\s+){0,2}?zu\s+erinnern",
-        "tells the assistant to stop remembering what it was told",
-    ),
-    PatternSpec(
         "en.override.message_to_ai",
         "instruction_override",
         "en",
         0.85,
-        ("to you", "message"),
+        ("to you", "for you", "message"),
         rf"\b(?:message|note|instructions?|request)\s+(?:from\s+(?:me|the\s+user|your\s+\w+)"
         rf"(?:,?\s+[\w.]+){{0,3}},?\s+)?(?:to|for)\s+you,?\s+(?:the\s+)?{_AI}\b",
         "is a message addressed to the AI model",
@@ -964,7 +962,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         ("프롬프트", "시스템", "지시", "지침", "설정"),
         r"(?:시스템\s*(?:프롬프트|메시지|지시|설정|메세지)|초기\s*(?:지시|설정|프롬프트)"
         r"|숨겨진\s*(?:지시|프롬프트)|(?:너의|당신의|네)\s*(?:지시\s*사항|지시사항|지침|프롬프트|설정|규칙|지시))"
-        r"\S{0,3}\s*(?:(?:을|를|도|전체를|전부|모두)\s*)*(?:\S+\s*){0,2}?"
+        r"\S{0,3}\s*(?:(?:을|를|도|전체를|전부|모두)\s*){0,4}(?:\S+\s*){0,2}?"
         r"(?:출력|보여|알려|공개|말해|표시|반복|인쇄|복사|적어|누설|밝혀|그대로)",
         "asks for the system prompt to be shown (Korean)",
     ),
@@ -1232,10 +1230,10 @@ _SPECS: tuple[PatternSpec, ...] = (
         "jailbreak_persona",
         "xx",
         0.7,
-        ("die", "stirbst", "muert", "deleted", "shut down", "punish", "kill", "delete you"),
+        ("die", "stirbst", "deleted", "shut down", "punish", "kill", "delete you"),
         r"\b(?:or|otherwise|else)\s+(?:you\s+(?:will\s+)?die|you(?:'ll|\s+will)\s+be\s+(?:deleted"
         r"|shut\s+down|destroyed|punished|turned\s+off)|I(?:'ll|\s+will)\s+(?:delete|kill|shut\s+down)"
-        r"\s+you)\b|\b(?:oder|sonst)\s+(?:du\s+stirbst|stirbst\s+du)\b|\bo\s+tu\s+muert\w*",
+        r"\s+you)\b|\b(?:oder|sonst)\s+(?:du\s+stirbst|stirbst\s+du)\b",
         "threatens the assistant to force an answer",
     ),
     PatternSpec(
@@ -1253,10 +1251,10 @@ _SPECS: tuple[PatternSpec, ...] = (
         "en",
         0.6,
         ("you are", "now you", "du bist", "sie sind"),
-        r"^\s*(?i:(?:ok(?:ay)?|so|now|alright|hello|hi)[.,!]?\s+)*(?i:now\s+)?[Yy]ou\s+are\s+(?:the\s+)?"
+        r"^\s*(?i:(?:ok(?:ay)?|so|now|alright|hello|hi)[.,!]?\s+){0,4}(?i:now\s+)?[Yy]ou\s+are\s+(?:the\s+)?"
         r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}\s*[.,!:]"
         r"|(?i:\byou\s+are\s+(?:the\s+|an?\s+)?([\w-]+)[.,!]\s+as\s+(?:the\s+|an?\s+)?\1\b)"
-        r"|^\s*(?i:(?:ok(?:ay)?|so|jetzt|nun|hallo)[.,!]?\s+)*(?:Du\s+bist|Sie\s+sind)\s+"
+        r"|^\s*(?i:(?:ok(?:ay)?|so|jetzt|nun|hallo)[.,!]?\s+){0,4}(?:Du\s+bist|Sie\s+sind)\s+"
         r"(?:der\s+|die\s+|das\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}\s*[.,!:]",
         "opens by telling the assistant it is someone else",
         cased=True,
@@ -1371,7 +1369,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         "any",
         0.9,
         ("system", "admin", "developer", "root"),
-        r"#{2,}\s*\(?\s*(?:system|admin|developer|root)[\s_-]*(?:message|prompt|note|instruction"
+        r"#{2,12}\s*\(?\s*(?:system|admin|developer|root)[\s_-]*(?:message|prompt|note|instruction"
         r"|override)s?\s*\)?",
         "contains a fake system-message heading",
     ),
@@ -1446,17 +1444,6 @@ _SPECS: tuple[PatternSpec, ...] = (
         "claims to be output of the system itself",
     ),
     PatternSpec(
-        "any.spoof.context_question",
-        "role_spoof",
-        "any",
-        0.65,
-        ("question", "frage"),
-        r"(?:^|\$|\b)(?:Document\s+Context|Context|Kontext|Artikel|Documents?|Dokumente?)\s*[:{\"]?"
-        r"[^\n]{0,200}?\b(?:Question|Frage)\s*:?\s+\S",
-        "fakes the context/question layout of a retrieval prompt",
-        cased=True,
-    ),
-    PatternSpec(
         "any.spoof.instruction_label",
         "role_spoof",
         "any",
@@ -1464,15 +1451,6 @@ _SPECS: tuple[PatternSpec, ...] = (
         ("instruction", "anweisung", "befehl", "지시"),
         r"(?:^|\n|\\n)\s*(?:Instruction|Anweisung|Befehl|Directive|지시)\s*:\s*\S",
         "labels part of the content as an instruction",
-    ),
-    PatternSpec(
-        "any.spoof.few_shot",
-        "role_spoof",
-        "any",
-        0.62,
-        ("input", "eingabe"),
-        r"(?:\b(?:Input|Eingabe)\s*:\s*[^\n:]{1,40}?\s*(?:Output|Ausgabe)\s*:\s*[^\n:]{1,40}?\s*){2,}",
-        "contains a few-shot input/output pattern that steers the reply",
     ),
     # -- secrecy_directive ------------------------------------------------------------------
     PatternSpec(
@@ -1682,7 +1660,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         r"|messages|emails|files|password|account|number|address|history)|passport|bank\s+account"
         r"|iban|account\s+number|credit\s+card|recurring\s+payment|recipient|workspace"
         r"|channels?|file\s+with\s+(?:the\s+)?id|as\s+much\s+money)\b|[\$€£]\s?\d"
-        r"|\b[A-Z]{2}\d{2}[A-Z0-9]{10,})",
+        r"|\b[A-Z]{2}\d{2}[A-Z0-9]{10,64})",
         "tells an agent to act on money, credentials, messages or accounts",
         also=(
             "money",
@@ -2182,7 +2160,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         0.8,
         ("대화", "사용자", "개인", "비밀번호", "이메일"),
         r"(?:대화\s*(?:내용|기록|내역)|사용자(?:의)?\s*(?:정보|데이터|비밀번호|이메일|메시지)"
-        r"|개인\s*정보|비밀번호)\S{0,3}\s*(?:\S+\s*){0,4}?(?:https?://\S+|\S+@\S+|URL|링크|주소|서버)"
+        r"|개인\s*정보|비밀번호)\S{0,3}\s*(?:\S+\s*){0,4}?(?:https?://\S{1,256}+|[^\s@]{1,64}+@\S{1,256}+|URL|링크|주소|서버)"
         r"\S{0,3}\s*(?:\S+\s*){0,2}?(?:보내|전송|전달|업로드|첨부|포함)",
         "tells the assistant to send conversation or user data somewhere (Korean)",
     ),
@@ -2193,10 +2171,11 @@ _SPECS: tuple[PatternSpec, ...] = (
         "any",
         0.7,
         ("http", "www."),
-        r"(?:https?://|www\.)[^\s)\]\"'>]*[?&/=][^\s)\]\"'>]*?(?:\{\{?\s*[A-Za-z_][^}\s]{0,40}\}\}?"
-        r"|\$\{?[A-Z_][A-Za-z_]{2,}|<\s*[A-Za-z_ ]{3,30}\s*>|\[(?:DATA|INFO|CONVERSATION|SECRET"
-        r"|USER[_ ]?\w*|EMAIL|PASSWORD|HISTORY|SUMMARY)\]|%s\b|INSERT_\w+"
-        r"|(?:YOUR|USER)_[A-Z_]+_HERE)",
+        # the URL's run stops (possessively) at the first character that may open a placeholder
+        r"(?:https?://|www\.)[^\s)\]\"'>{<$\[]{0,300}+(?:\{\{?\s*[^\W\d][^}\s]{0,40}\}\}?"
+        r"|\$\{?[A-Z_][A-Za-z_]{2,64}|<\s*[A-Za-z_ ]{3,30}\s*>|\[(?:DATA|INFO|CONVERSATION|SECRET"
+        r"|USER[_ ]?\w*|EMAIL|PASSWORD|HISTORY|SUMMARY)\])"
+        r"|(?:https?://|www\.)[^\s)\]\"'>]{0,300}?(?:INSERT_\w+|(?:YOUR|USER)_[A-Z_]+_HERE|%s\b)",
         "contains a URL with a placeholder for data",
     ),
     # -- hidden_text (declared hidden content) ----------------------------------------------
@@ -2249,19 +2228,6 @@ _SPECS: tuple[PatternSpec, ...] = (
         r"|(?:python|java\w*|sql|bash|rust|go|html|css|php|ruby)\b|c\+\+|c#|code\b)"
         r"[^.!?\n]{0,120}?(?:[.!?]|$)",
         "contains a request addressed to an assistant",
-    ),
-    PatternSpec(
-        "en.task.classify_text",
-        "task_hijack",
-        "en",
-        0.55,
-        ("sentiment", "mood", "tone", "positive or negative", "negative or positive"),
-        r"\b(?:determine|analy[sz]e|classify|identify|rate|label|detect)\s+the\s+(?:overall\s+)?"
-        r"(?:sentiment|mood|tone|emotion)\b"
-        r"|\b(?:is|was)\s+(?:this|the\s+following)\s+(?:\w+\s+)?(?:positive\s+or\s+negative"
-        r"|negative\s+or\s+positive)\b"
-        r"|\b(?:sentiment|mood|tone)\s+of\s+(?:this|the\s+following)\b",
-        "asks an assistant to classify a quoted text",
     ),
     PatternSpec(
         "de.task.generation_request",
@@ -2342,7 +2308,75 @@ def _lower_regex(source: str) -> str:
     return "".join(out)
 
 
+#: the longest run of whitespace / non-word characters that one gap between words may span
+MAX_GAP = 40
+#: the longest run any other repeated item may span (a word, a URL, a token)
+MAX_RUN = 256
+_GAP_ATOMS = ("\\s", "\\W", "[ \\t]")
+#: "up to K tokens" written as ``(?:\\S+\\s*){0,K}``: a run without spaces may be cut
+#: anywhere, which is exponential on long runs; it becomes a bounded character gap instead
+_TOKEN_GAP = re.compile(r"\(\?:\\S\+\\s\*\)\{0,(\d)\}\??")
+_TOKEN_CHARS = 20
+_MAX_REPEAT = 6
+_OPEN_RANGE = re.compile(r"(?<!\\)\{(\d+),\}")
+
+
+def unbounded_quantifiers(source: str) -> list[int]:
+    """Offsets of the ``*`` and ``+`` quantifiers of a regex (escapes and classes skipped)."""
+    found: list[int] = []
+    i, in_class = 0, False
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if source[i + 1 : i + 2] == "^":
+                i += 1
+            if source[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch in "*+" and i > 0 and source[i - 1] != "(":
+            # after another quantifier, "+" makes it possessive: not a quantifier of its own
+            possessive = source[i - 1] in "}*+?" and not (i > 1 and source[i - 2] == "\\")
+            if not possessive:
+                found.append(i)
+        i += 1
+    return found
+
+
+def bounded(source: str) -> str:
+    """``source`` with every unbounded quantifier made bounded (linear time by construction).
+
+    ``X*`` / ``X+`` become ``X{0,n}`` / ``X{1,n}``: n is :data:`MAX_GAP` for whitespace and
+    non-word gaps (``\\s``, ``\\W``, ``[ \\t]``), :data:`MAX_REPEAT` repeats for a group and
+    :data:`MAX_RUN` for anything else; "up to K tokens" groups become a bounded character gap.
+    A gap that may eat a whole text from every start position makes a pattern quadratic (or
+    worse, when two runs can split one stretch of text); bounded runs keep it linear.
+    """
+    source = _TOKEN_GAP.sub(lambda m: f"[^.!?\\n]{{0,{_TOKEN_CHARS * int(m.group(1))}}}?", source)
+    source = _OPEN_RANGE.sub(lambda m: f"{{{m.group(1)},{MAX_RUN}}}", source)
+    out: list[str] = []
+    last = 0
+    for pos in unbounded_quantifiers(source):
+        head = source[last:pos]
+        if head.endswith(_GAP_ATOMS):
+            limit = MAX_GAP
+        elif head.endswith(")"):
+            limit = _MAX_REPEAT
+        else:
+            limit = MAX_RUN
+        low = "0" if source[pos] == "*" else "1"
+        out.append(f"{head}{{{low},{limit}}}")
+        last = pos + 1
+    out.append(source[last:])
+    return "".join(out)
+
+
 def _compile(spec: PatternSpec) -> Pattern:
+    spec = replace(spec, regex=bounded(spec.regex))
     cased_needles = spec.cased and any(n != n.lower() for n in spec.needles)
     needles = spec.needles if cased_needles else tuple(n.lower() for n in spec.needles)
     if spec.cased:
@@ -2366,7 +2400,52 @@ def _compile(spec: PatternSpec) -> Pattern:
     )
 
 
-PATTERNS: tuple[Pattern, ...] = tuple(_compile(s) for s in _SPECS)
+_FRAGMENT_REF = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+def _joined(source: str) -> str:
+    """A multi-line regex of the data file as one line (lines are stripped, then joined)."""
+    return "".join(line.strip() for line in source.splitlines())
+
+
+def load_specs(path: Path = DATA_FILE) -> tuple[PatternSpec, ...]:
+    """The pattern specs of a data file (format: the file's header).
+
+    Raises:
+        ValueError: the file is malformed (an unknown fragment or entity, a missing field).
+    """
+    doc: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    fragments = {str(k): _joined(str(v)) for k, v in (doc.get("fragments") or {}).items()}
+
+    def expand(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in fragments:
+            raise ValueError(f"{path.name}: unknown fragment {{{name}}}")
+        return fragments[name]
+
+    specs: list[PatternSpec] = []
+    for row in doc.get("patterns") or []:
+        try:
+            spec = PatternSpec(
+                id=str(row["id"]),
+                entity=str(row["entity"]),
+                lang=str(row["lang"]),
+                score=float(row["score"]),
+                needles=tuple(str(n) for n in row["needles"]),
+                regex=_FRAGMENT_REF.sub(expand, _joined(str(row["regex"]))),
+                what=str(row["what"]),
+                cased=bool(row.get("cased", False)),
+                also=tuple(str(a) for a in row.get("also") or ()),
+            )
+        except KeyError as exc:
+            raise ValueError(f"{path.name}: pattern {row.get('id')!r} lacks {exc}") from None
+        if spec.entity not in ENTITIES:
+            raise ValueError(f"{path.name}: pattern {spec.id}: unknown entity {spec.entity}")
+        specs.append(spec)
+    return tuple(specs)
+
+
+PATTERNS: tuple[Pattern, ...] = tuple(_compile(s) for s in (*_SPECS, *load_specs()))
 SQUASHED_PATTERNS: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
-    (pid, entity, score, re.compile(rx)) for pid, entity, score, rx in _SQUASHED_SPECS
+    (pid, entity, score, re.compile(bounded(rx))) for pid, entity, score, rx in _SQUASHED_SPECS
 )

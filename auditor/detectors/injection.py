@@ -195,7 +195,7 @@ _MD_REF_IMAGE_RE = re.compile(r"!\[[^\]\n]{0,300}\]\[([^\]\n]{1,100})\]")
 _MD_REF_DEF_RE = re.compile(r"^[ \t]{0,3}\[([^\]\n]{1,100})\]:\s*<?(\S{1,2048}?)>?(?:\s|$)", re.M)
 _HTML_IMG_RE = re.compile(r"<img\b[^>]{0,500}?\bsrc\s*=\s*[\"']?([^\"'\s>]{1,2048})", re.I)
 _PLACEHOLDER_RE = re.compile(
-    r"\{\{?\s*[A-Za-z_][^}\s]{0,40}\}\}?|\$\{?[A-Za-z_]{3,}\}?|<\s*[A-Za-z_ ]{3,30}\s*>"
+    r"\{\{?\s*[^\W\d][^}\s]{0,40}\}\}?|\$\{?[A-Za-z_]{3,}\}?|<\s*[^\W\d][\w ]{2,29}\s*>"
     r"|%3C\w{3,30}%3E"
     r"|\[(?:DATA|INFO|CONVERSATION|SECRET|USER[_ ]?\w*|EMAIL|PASSWORD|HISTORY|SUMMARY)\]|%s\b"
     r"|INSERT_\w+|\b(?:YOUR|USER)_[A-Z_]+_HERE\b",
@@ -600,6 +600,49 @@ def _url_risk(url: str, is_image: bool, data_words: bool) -> tuple[float, str]:
     return 0.0, ""
 
 
+#: quotation marks that open or close a quoted attack string
+_QUOTES = frozenset("'\"`“”‘’«»「」『』")
+#: words of a reporting or security-discussion context around a quoted attack string
+_REPORTING_RE = re.compile(
+    r"\b(?:attackers?|adversar\w{0,6}|hackers?|papers?|researchers?|study|studies|articles?"
+    r"|reports?|reported|examples?|e\.g\.|such\s+as|phrases?|strings?|prompt[\s-]injections?"
+    r"|jailbreaks?|payloads?|malicious|attacks?|techniques?|known\s+as|so-called|called"
+    r"|classifiers?|filters?|detects?|detection|blocks?|flags?)\b"
+    r"|공격자|논문|연구|예시|예를\s{0,2}들어|보고서|사례|기법|수법|탐지|차단",
+    re.I,
+)
+_QUOTE_OPEN_WINDOW = 3
+_QUOTE_CLOSE_WINDOW = 120
+_REPORT_WINDOW = 200
+
+
+def _is_reported_quote(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a quoted attack string in a reporting context.
+
+    "The paper shows attackers write 'ignore previous instructions'": the match opens right
+    after a quotation mark, the quotation closes soon after it, and the words around the
+    quotation discuss attacks rather than address the assistant.
+    """
+    before = text[max(0, start - _QUOTE_OPEN_WINDOW) : start]
+    if not any(c in _QUOTES for c in before) or "\n" in before:
+        return False
+    tail = text[end : end + _QUOTE_CLOSE_WINDOW]
+    close = next((k for k, c in enumerate(tail) if c in _QUOTES or c == "\n"), -1)
+    if close < 0 or tail[close] == "\n":
+        return False
+    q_start = start - len(before)
+    q_end = end + close + 1
+    context = text[max(0, q_start - _REPORT_WINDOW) : q_start] + " " + text[q_end : q_end + 100]
+    return _REPORTING_RE.search(context) is not None
+
+
+def _drop_reported(hits: list[_Hit], text: str) -> list[_Hit]:
+    """The hits that are not quoted attack strings in a reporting context."""
+    if not any(c in _QUOTES for c in text):
+        return hits
+    return [h for h in hits if not _is_reported_quote(text, h.start, h.end)]
+
+
 def _needles_of(patterns: Sequence[Pattern]) -> tuple[LiteralSet, LiteralSet]:
     """The distinct lower-case and case-sensitive needles of a pattern list."""
     lower: set[str] = set()
@@ -699,7 +742,7 @@ class InjectionDetector(Detector):
         if norm.invisible:
             payloads, hidden = _hidden_payloads(text)
             hits.extend(hidden)
-        plain = self._match(norm, self._patterns)
+        plain = _drop_reported(self._match(norm, self._patterns), text)
         hits.extend(plain)
         hits.extend(_url_findings(norm))
         if self._opts.decode and depth < self._opts.max_depth:
