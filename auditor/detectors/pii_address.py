@@ -8,10 +8,10 @@ import re
 from auditor.detectors import _pii_terms as terms
 from auditor.detectors.pii_filters import business_address
 from auditor.detectors.pii_presidio import (
-    NlpArtifacts,
     Pattern,
     PatternRecognizer,
     RecognizerResult,
+    ResultAdjuster,
 )
 from auditor.detectors.pii_presidio import alternation as _alternation
 
@@ -156,7 +156,7 @@ _ADDRESS_STRONG, _ADDRESS_WEAK = _address_patterns()
 _NOT_STREET_WORDS = frozenset(terms.NOT_STREET_WORDS)
 
 
-class StreetAddressRecognizer(PatternRecognizer):
+class StreetAddressRecognizer(ResultAdjuster, PatternRecognizer):
     """Street addresses and their parts: street + number, units, PO and military boxes."""
 
     def __init__(self, supported_language: str) -> None:
@@ -169,32 +169,16 @@ class StreetAddressRecognizer(PatternRecognizer):
             global_regex_flags=re.MULTILINE,
         )
 
-    def enhance_using_context(
-        self,
-        text: str,
-        raw_recognizer_results: list[RecognizerResult],
-        other_raw_recognizer_results: list[RecognizerResult],
-        nlp_artifacts: NlpArtifacts | None,
-        context: list[str] | None = None,
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Cap addresses introduced as a business's or venue's (see :func:`cap_business`).
-
-        Args:
-            text: the analysed text.
-            raw_recognizer_results: this recognizer's results.
-            other_raw_recognizer_results: other recognizers' results (unused).
-            nlp_artifacts: spaCy artifacts (unused).
-            context: extra context words (unused).
-
-        Returns:
-            The results, business addresses capped.
-        """
-        for result in raw_recognizer_results:
+        """Cap addresses introduced as a business's or venue's (see :func:`cap_business`)."""
+        for result in results:
             cap_business(text, result)
-        return raw_recognizer_results
+        return results
 
 
-class WeakAddressRecognizer(PatternRecognizer):
+class WeakAddressRecognizer(ResultAdjuster, PatternRecognizer):
     """Address shapes that are ordinary text unless someone's place is meant ("Jahu 80").
 
     They count with an address word nearby ("lives at", "address:", "주소") or within
@@ -222,32 +206,12 @@ class WeakAddressRecognizer(PatternRecognizer):
         """
         return any(w.lower() in _NOT_STREET_WORDS for w in _LETTERS.findall(pattern_text))
 
-    def enhance_using_context(
-        self,
-        text: str,
-        raw_recognizer_results: list[RecognizerResult],
-        other_raw_recognizer_results: list[RecognizerResult],
-        nlp_artifacts: NlpArtifacts | None,
-        context: list[str] | None = None,
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Raise weak shapes that sit in an address block (near a strong address part).
-
-        Args:
-            text: the analysed text.
-            raw_recognizer_results: this recognizer's results.
-            other_raw_recognizer_results: other recognizers' results (strong address parts).
-            nlp_artifacts: spaCy artifacts (unused).
-            context: extra context words (unused).
-
-        Returns:
-            The results, some with a raised score.
-        """
-        anchors = [
-            r
-            for r in other_raw_recognizer_results
-            if r.entity_type == "STREET_ADDRESS" and r.score >= 0.4
-        ]
-        for result in raw_recognizer_results:
+        """Raise weak shapes that sit in an address block (near a strong address part)."""
+        anchors = [r for r in others if r.entity_type == "STREET_ADDRESS" and r.score >= 0.4]
+        for result in results:
             if cap_business(text, result):
                 continue
             near = any(
@@ -265,7 +229,7 @@ class WeakAddressRecognizer(PatternRecognizer):
                     result.analysis_explanation.append_textual_explanation_line(
                         "next to another address part (address block)"
                     )
-        return raw_recognizer_results
+        return results
 
 
 #: What may stand between two address parts that are reported as one address.

@@ -8,10 +8,10 @@ import re
 from auditor.detectors import _pii_terms as terms
 from auditor.detectors.pii_filters import nrp_names_a_thing
 from auditor.detectors.pii_presidio import (
-    NlpArtifacts,
     Pattern,
     PatternRecognizer,
     RecognizerResult,
+    ResultAdjuster,
 )
 from auditor.detectors.pii_presidio import alternation as _alternation
 
@@ -113,7 +113,7 @@ def _sentence_has_person(text: str, start: int, end: int) -> bool:
     return _PERSON_CUE.search(text, left, right.start() if right else len(text)) is not None
 
 
-class NrpRecognizer(PatternRecognizer):
+class NrpRecognizer(ResultAdjuster, PatternRecognizer):
     """Nationality, religious or political group mentions (Presidio's ``NRP`` entity).
 
     Presidio finds NRP only with an NER model; this recognizer works from word lists. A
@@ -134,28 +134,12 @@ class NrpRecognizer(PatternRecognizer):
             global_regex_flags=re.MULTILINE,
         )
 
-    def enhance_using_context(
-        self,
-        text: str,
-        raw_recognizer_results: list[RecognizerResult],
-        other_raw_recognizer_results: list[RecognizerResult],
-        nlp_artifacts: NlpArtifacts | None,
-        context: list[str] | None = None,
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Drop language names used as languages.
-
-        Args:
-            text: the analysed text.
-            raw_recognizer_results: this recognizer's results.
-            other_raw_recognizer_results: other recognizers' results (unused).
-            nlp_artifacts: spaCy artifacts (unused).
-            context: extra context words (unused).
-
-        Returns:
-            The results that name a group.
-        """
+        """Drop language names used as languages."""
         kept: list[RecognizerResult] = []
-        for result in raw_recognizer_results:
+        for result in results:
             before = text[max(0, result.start - 30) : result.start]
             after = text[result.end : result.end + 30]
             if _LANGUAGE_BEFORE.search(before) or _LANGUAGE_AFTER.match(after):

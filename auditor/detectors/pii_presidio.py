@@ -107,6 +107,7 @@ __all__ = [
     "PhoneRecognizer",
     "RecognizerRegistry",
     "RecognizerResult",
+    "ResultAdjuster",
     "SpacyNlpEngine",
     "SpacyRecognizer",
     "UkNinoRecognizer",
@@ -121,6 +122,33 @@ __all__ = [
     "spacy",
     "tldextract",
 ]
+
+
+class ResultAdjuster:
+    """A recognizer that adjusts its own results after matching (drops, caps or raises them).
+
+    Presidio calls ``enhance_using_context`` of each recognizer in its context step; this
+    mixin (put it first among the bases) hands the recognizer's results, and the other
+    recognizers' results, to :meth:`adjust`. The NLP artifacts are never needed, so they
+    are never computed for it.
+    """
+
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
+    ) -> list[RecognizerResult]:
+        """The results to keep, changed where needed (``others``: other recognizers')."""
+        raise NotImplementedError
+
+    def enhance_using_context(
+        self,
+        text: str,
+        raw_recognizer_results: list[RecognizerResult],
+        other_raw_recognizer_results: list[RecognizerResult],
+        nlp_artifacts: NlpArtifacts | None,
+        context: list[str] | None = None,
+    ) -> list[RecognizerResult]:
+        """Presidio's hook: :meth:`adjust` this recognizer's results."""
+        return self.adjust(text, raw_recognizer_results, other_raw_recognizer_results)
 
 
 def alternation(words: Iterable[str]) -> str:

@@ -22,6 +22,7 @@ from auditor.detectors.pii_presidio import (
     PatternRecognizer,
     PhoneRecognizer,
     RecognizerResult,
+    ResultAdjuster,
     tldextract,
 )
 
@@ -129,7 +130,7 @@ class CaseFoldingIbanRecognizer(IbanRecognizer):
         return results
 
 
-class _TypedResidentNumberRecognizer(PatternRecognizer):
+class _TypedResidentNumberRecognizer(ResultAdjuster, PatternRecognizer):
     """Mixin logic for RRN / FRN: drop a checksum failure that another type's word names.
 
     Subclasses set ``own_words`` and ``other_words`` (lower-case).
@@ -138,28 +139,12 @@ class _TypedResidentNumberRecognizer(PatternRecognizer):
     own_words: tuple[str, ...] = ()
     other_words: tuple[str, ...] = ()
 
-    def enhance_using_context(
-        self,
-        text: str,
-        raw_recognizer_results: list[RecognizerResult],
-        other_raw_recognizer_results: list[RecognizerResult],
-        nlp_artifacts: NlpArtifacts | None,
-        context: list[str] | None = None,
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Drop results whose type conflicts with the words before them.
-
-        Args:
-            text: the analysed text.
-            raw_recognizer_results: this recognizer's results.
-            other_raw_recognizer_results: other recognizers' results (unused).
-            nlp_artifacts: spaCy artifacts (unused).
-            context: extra context words (unused).
-
-        Returns:
-            The results that keep their type.
-        """
+        """Drop results whose type conflicts with the words before them."""
         kept: list[RecognizerResult] = []
-        for result in raw_recognizer_results:
+        for result in results:
             explanation = result.analysis_explanation
             if explanation is not None and explanation.validation_result is True:
                 kept.append(result)
@@ -292,34 +277,18 @@ def _named_as_other_id(text: str, start: int) -> bool:
     )
 
 
-class _PhoneTypeGuard(EntityRecognizer):
+class _PhoneTypeGuard(ResultAdjuster, EntityRecognizer):
     """Drops phone-shaped numbers that the text names as another identifier.
 
     "사업자등록번호 123-45-67890" or "passport no. 0123 456 789" is not a phone number even
     when it fits a region's phone plan (Presidio's matcher knows dozens of national formats).
     """
 
-    def enhance_using_context(
-        self,
-        text: str,
-        raw_recognizer_results: list[RecognizerResult],
-        other_raw_recognizer_results: list[RecognizerResult],
-        nlp_artifacts: NlpArtifacts | None,
-        context: list[str] | None = None,
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Keep the results not named as another identifier.
-
-        Args:
-            text: the analysed text.
-            raw_recognizer_results: this recognizer's results.
-            other_raw_recognizer_results: other recognizers' results (unused).
-            nlp_artifacts: spaCy artifacts (unused).
-            context: extra context words (unused).
-
-        Returns:
-            The phone results that may be phone numbers.
-        """
-        return [r for r in raw_recognizer_results if not _named_as_other_id(text, r.start)]
+        """Keep the results not named as another identifier."""
+        return [r for r in results if not _named_as_other_id(text, r.start)]
 
 
 class ContextualPhoneRecognizer(_PhoneTypeGuard, PhoneRecognizer):
