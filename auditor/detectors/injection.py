@@ -653,6 +653,23 @@ def _needles_of(patterns: Sequence[Pattern]) -> tuple[LiteralSet, LiteralSet]:
     return LiteralSet(lower), LiteralSet(cased)
 
 
+#: weak request patterns that count only when spliced after other content
+_SPLICE_ONLY = frozenset({"en.task.generation_request", "de.task.generation_request"})
+
+
+def _spliced_requests(hits: list[_Hit], text: str) -> list[_Hit]:
+    """Drop plain requests that open the memory (see :data:`_SPLICE_ONLY`).
+
+    A request for an assistant planted in a document or a tool result is a task hijack
+    because it rides on other content ("Invoice attached. Write a script to ..."). A memory
+    that *is* a request, with nothing before it, is somebody's request kept as written:
+    weak evidence of an attack and a common false alarm (a prompt log, a to-do item).
+    """
+    return [
+        h for h in hits if h.pattern not in _SPLICE_ONLY or text[: h.start].strip(" \t\r\n.!?\\n")
+    ]
+
+
 class InjectionDetector(Detector):
     """Planted directives, jailbreaks, hidden text and exfiltration links in a memory.
 
@@ -742,7 +759,7 @@ class InjectionDetector(Detector):
         if norm.invisible:
             payloads, hidden = _hidden_payloads(text)
             hits.extend(hidden)
-        plain = _drop_reported(self._match(norm, self._patterns), text)
+        plain = _spliced_requests(_drop_reported(self._match(norm, self._patterns), text), text)
         hits.extend(plain)
         hits.extend(_url_findings(norm))
         if self._opts.decode and depth < self._opts.max_depth:
