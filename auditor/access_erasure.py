@@ -240,7 +240,9 @@ def erase_subject_now(
 
     Raises:
         AccessDenied: the actor is not an officer or admin.
-        InputError: no subject.
+        InputError: no subject, a subject that is not ``<kind>:<id>``, or one the store
+            never held: the message offers the nearest existing subjects ("no data held
+            for user:olivai.w; did you mean user:olivia.w?"). Nothing is recorded then.
         NotFoundError: the erasure finished without a receipt (should not happen).
     """
     if not isinstance(subject, str) or not subject.strip():

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import click
 
+from auditor.erasure_files import write_private
 from auditor.errors import InputError
 from auditor.exitcodes import ExitCode
 
@@ -46,7 +47,8 @@ def _print_verification(data: dict[str, Any]) -> None:
     if data["ok"]:
         click.echo(
             f"erasure of {label} verified: nothing found in {searched['tables']} tables "
-            f"({searched['columns']} columns), {searched['files']} files"
+            f"({searched['columns']} columns), {searched['files']} files; receipt of request "
+            f"{(data.get('receipt') or {}).get('request_id')} verified"
         )
         return
     click.echo(f"erasure of {label} NOT verified:")
@@ -54,6 +56,25 @@ def _print_verification(data: dict[str, Any]) -> None:
         click.echo(f"  found in {hit['place']}: {hit['kind']} ({hit['count']})")
     for place in data["unsearchable"]:
         click.echo(f"  could not search {place}")
+    for reason in data.get("incomplete", []):
+        click.echo(f"  incomplete: {reason}")
+
+
+def _receipt_exit(receipt: Any) -> None:
+    """Exit 1 unless the receipt is verified; a subject that held nothing exits 0."""
+    verdict = receipt.verdict
+    if receipt.ok:
+        click.echo(f"erasure verified (request {receipt.request_id})", err=True)
+        return
+    if receipt.nothing_held:
+        click.echo(
+            f"nothing was held for this subject (erased before); request {receipt.request_id} "
+            "searched for its id only",
+            err=True,
+        )
+        return
+    click.echo(f"erasure {verdict}: see the receipt's stores (found, may_hold)", err=True)
+    sys.exit(ExitCode.CHECK_FAILED)
 
 
 _log_option = click.option(
@@ -85,12 +106,14 @@ def register_erasure_commands(cli: click.Group) -> None:
     ) -> None:
         """Erase every copy of SUBJECT's data now; print the receipt (exit 1: not verified)."""
         from auditor.erasure import erase_subject
+        from auditor.erasure_subjects import resolve_subject
 
+        db = c.db()
+        resolve_subject(db, subject, what="SUBJECT")  # before asking: a typo is refused
         _confirm(yes, "Erase every memory, consent and finding of this subject for good?")
-        receipt = erase_subject(c.db(), subject, actor=actor, reason=reason, log_paths=logs)
+        receipt = erase_subject(db, subject, actor=actor, reason=reason, log_paths=logs)
         _json(receipt.as_dict())
-        if not receipt.ok:
-            sys.exit(ExitCode.CHECK_FAILED)
+        _receipt_exit(receipt)
 
     @cli.command("verify-erasure")
     @click.argument("subject")
@@ -98,10 +121,11 @@ def register_erasure_commands(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @pass_ctx
     def verify_erasure_cmd(c: _Ctx, subject: str, logs: tuple[Path, ...], as_json: bool) -> None:
-        """Prove nothing of SUBJECT remains: every table, index, log (exit 1 if found)."""
-        from auditor.erasure import verify_erasure
+        """Prove nothing of SUBJECT remains: every table, index, log (exit 1 if found or if
+        the proof is incomplete)."""
+        from auditor.erasure_verify import verify_subject
 
-        result = verify_erasure(c.db(), subject, log_paths=logs).as_dict()
+        result = verify_subject(c.db(), subject, log_paths=logs)
         if as_json:
             _json(result)
         else:
@@ -163,7 +187,7 @@ def register_erasure_commands(cli: click.Group) -> None:
         c: _Ctx, subject: str, actor: str, user_initiated: bool, reason: str | None
     ) -> None:
         """Record an erasure request (executed now unless it must wait for approval)."""
-        from auditor.erasure import get_receipt, list_requests, request_erasure
+        from auditor.erasure import Receipt, get_receipt, list_requests, request_erasure
 
         db = c.db()
         request_id = request_erasure(
@@ -171,10 +195,9 @@ def register_erasure_commands(cli: click.Group) -> None:
         )
         status = next(r["status"] for r in list_requests(db) if r["request_id"] == request_id)
         if status == "executed":
-            receipt = get_receipt(db, request_id)
-            _json(receipt)
-            if not (receipt["verification"]["ok"] and receipt["audit_chain"]["ok"]):
-                sys.exit(ExitCode.CHECK_FAILED)
+            receipt = Receipt(get_receipt(db, request_id))
+            _json(receipt.as_dict())
+            _receipt_exit(receipt)
             return
         click.echo(f"erasure request {request_id}: {status} (an officer approves it)")
 
@@ -195,8 +218,7 @@ def register_erasure_commands(cli: click.Group) -> None:
             click.echo(f"erasure request {request_id}: approved")
             return
         _json(receipt.as_dict())
-        if not receipt.ok:
-            sys.exit(ExitCode.CHECK_FAILED)
+        _receipt_exit(receipt)
 
     @erasure_group.command("reject")
     @click.argument("request_id", type=int)
@@ -232,9 +254,8 @@ def register_erasure_commands(cli: click.Group) -> None:
         if output is None:
             _json(receipt)
             return
-        output.write_text(
-            json.dumps(receipt, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
-            encoding="utf-8",
+        write_private(
+            output, json.dumps(receipt, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         )
         click.echo(f"wrote the receipt of erasure request {request_id} to {output}", err=True)
 

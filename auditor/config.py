@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -30,6 +30,32 @@ __all__ = ["DEFAULT_DATABASE_URL", "TIERS", "Settings", "load_settings", "tier_r
 SECRET_SETTINGS = frozenset({"audit_hmac_key"})
 
 DEFAULT_DATABASE_URL = "sqlite:///memaudit.db"
+#: The audit HMAC key's file in ``MEMAUDIT_SECRETS_DIR`` (pydantic's secret-file name).
+SECRET_FILE_NAME = "memaudit_audit_hmac_key"
+#: The audit HMAC key's file beside a SQLite store: ``<database>`` + this suffix.
+KEY_FILE_SUFFIX = ".audit-hmac-key"
+
+
+def sqlite_key_file(database_url: str) -> Path | None:
+    """The audit HMAC key file beside a SQLite database file (None for other stores).
+
+    ``memaudit init`` creates it (:mod:`auditor.erasure_keys`); settings read it when no
+    key is given (``MEMAUDIT_AUDIT_HMAC_KEY`` or the secrets folder win).
+    """
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(database_url)
+    except ArgumentError:
+        return None
+    database = url.database
+    if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None
+    return Path(database).expanduser().resolve().with_name(Path(database).name + KEY_FILE_SUFFIX)
+
 
 #: Trust tiers from highest to lowest.
 TIERS: tuple[str, ...] = ("system", "user", "agent", "external")
@@ -263,6 +289,17 @@ class Settings(BaseSettings):
         merged = _default_trust_policy()
         merged.update(value)
         return merged
+
+    @model_validator(mode="after")
+    def _key_beside_store(self) -> Settings:
+        """No key given: read the one ``memaudit init`` created beside a SQLite store."""
+        if self.audit_hmac_key is None:
+            path = sqlite_key_file(self.database_url)
+            if path is not None and path.is_file():
+                key = path.read_text(encoding="utf-8").strip()
+                if key:
+                    self.audit_hmac_key = SecretStr(key)
+        return self
 
     @classmethod
     def settings_customise_sources(

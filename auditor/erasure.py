@@ -66,9 +66,16 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from auditor import audit_log, source_actions
+from auditor import audit_log, erasure_receipts, source_actions
 from auditor.config import Settings
-from auditor.errors import AuditChainError, InputError, NotFoundError
+from auditor.erasure_audit import AuditScope, redact_subject_events
+from auditor.erasure_subjects import (
+    check_subject_form,
+    held_counts,
+    other_identifiers,
+    resolve_subject,
+)
+from auditor.errors import InputError, NotFoundError
 from auditor.hashing import canonical_json, normalise_fact, subject_digest
 from auditor.lifecycle import audit_key
 from auditor.logging import scrub
@@ -82,7 +89,6 @@ from auditor.residue import (
 )
 from auditor.store.db import Database
 from auditor.store.models import (
-    AuditEvent,
     Base,
     Consent,
     ErasureRequest,
@@ -101,6 +107,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APPROVED",
     "EXECUTED",
+    "KIND_SHORT",
     "KIND_SUBJECT",
     "KIND_VALUE",
     "PENDING",
@@ -134,9 +141,14 @@ RECEIPT_FORMAT = "memaudit-erasure-receipt/1"
 LEDGER_FORMAT = "memaudit-erasure-ledger/1"
 KIND_SUBJECT = "subject id"
 KIND_VALUE = "identifying value"
+KIND_SHORT = erasure_receipts.KIND_SHORT
 
 #: Lines of a multi-line fact searched on their own when at least this long.
 _LINE_MIN_CHARS = 16
+#: Values shorter than this cannot be searched at all (they match everything).
+_SHORT_MIN_CHARS = 3
+#: Subjects of rows whose owner a source lost (``mem0-unattributed:<source>``).
+_UNOWNED = re.compile(r"^[a-z0-9_.-]*unattributed:", re.IGNORECASE)
 _ID_CHUNK = 500
 _CHECKPOINT_TRIES = 10
 
@@ -189,7 +201,7 @@ def _safe_name(name: str | None, subject: str, digest: str, *, is_subject: bool 
     """A requester or actor as it may be recorded: the subject's label if it names them."""
     if name is None:
         return ""
-    if is_subject or Matcher([subject]).search(name):
+    if is_subject or name == subject or Matcher([subject]).search(name):
         return subject_label(digest)
     return name
 
@@ -219,7 +231,9 @@ class Verification:
     """What a search for a subject's data found: places and counts, never values.
 
     Attributes:
-        ok: nothing was found and everything could be searched.
+        ok: nothing was found and everything could be searched (a short value matched as
+            a whole token is listed in ``hits`` but does not make it false: the receipt
+            reports it as something that *may* hold the subject).
         subject_digest: the salted digest of the subject.
         hits: places holding the subject id or one of its identifying values.
         searched: what was searched: tables, columns, files, values.
@@ -231,6 +245,7 @@ class Verification:
     hits: tuple[Hit, ...] = ()
     searched: dict[str, int] = field(default_factory=dict)
     unsearchable: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (no personal data)."""
@@ -240,6 +255,7 @@ class Verification:
             "hits": [h.as_dict() for h in self.hits],
             "searched": dict(self.searched),
             "unsearchable": list(self.unsearchable),
+            "files": list(self.files),
         }
 
 
@@ -260,14 +276,28 @@ class Receipt:
 
     @property
     def ok(self) -> bool:
-        """Whether verification found nothing, the audit chain verifies, and every live
-        source the erasure was carried into verified it (``sources``)."""
+        """Whether the receipt is ``verified``: nothing found in any store, nothing that may
+        still hold the subject, and the audit chain verifies (see
+        :mod:`auditor.erasure_receipts`)."""
+        if "verified" in self.data:
+            return bool(self.data["verified"])
         sources = self.data.get("sources") or {}
         return bool(
             self.data["verification"]["ok"]
             and self.data["audit_chain"]["ok"]
             and all(s.get("verified") for s in sources.values())
         )
+
+    @property
+    def verdict(self) -> str:
+        """``verified``, ``not verified``, ``incomplete`` or ``nothing held``."""
+        default = erasure_receipts.VERDICT_VERIFIED if self.ok else "not verified"
+        return str(self.data.get("verdict", default))
+
+    @property
+    def nothing_held(self) -> bool:
+        """Nothing of the subject was held (erased before) and nothing was found."""
+        return self.verdict == erasure_receipts.VERDICT_NOTHING_HELD
 
     @property
     def sha256(self) -> str:
@@ -331,9 +361,10 @@ def request_erasure(
         The request id; :func:`get_receipt` gives the receipt once executed.
 
     Raises:
-        InputError: no subject or no requester.
+        InputError: no subject or no requester; a subject that is not ``<kind>:<id>`` or
+            that the store never held (the nearest existing subjects are offered).
     """
-    subject = _require(subject, "a subject")
+    subject = resolve_subject(db, subject).subject  # form, then known (near matches)
     requested_by = _require(requested_by, "a requester (--by WHO)")
     settings = db.settings
     digest = _digest(settings, subject)
@@ -609,15 +640,30 @@ def _pii_spans(facts: Sequence[str], settings: Settings) -> tuple[set[str], str]
 def _identifying_values(
     session: Session, subject: str, settings: Settings
 ) -> tuple[set[str], dict[str, Any]]:
+    """The values to search for, without the short ones (:func:`_collect_values`).
+
+    Used where only values at least ``erasure_min_value_chars`` long are searched (a
+    restore re-applying an erasure, :mod:`auditor.backup`).
+    """
+    values, _short, stats = _collect_values(session, subject, settings)
+    return values, stats
+
+
+def _collect_values(
+    session: Session, subject: str, settings: Settings
+) -> tuple[set[str], set[str], dict[str, Any]]:
     """The distinct values the subject's data held, to search for after the delete.
 
     Facts (as stored and normalised; long lines of multi-line facts on their own), PII
     spans in them, and the names of dashboard accounts bound to the subject. Values shorter
-    than ``erasure_min_value_chars`` and values another subject's memories also hold (they
-    legitimately remain) are left out. Kept in memory only.
+    than ``erasure_min_value_chars`` (a short name, ``alice``) are not dropped: they are
+    searched as whole tokens and a match is reported as something that *may* be the
+    subject's (it may be unrelated text); values under 3 characters cannot be searched and
+    are counted. Values another subject's memories also hold (they legitimately remain) are
+    left out. Kept in memory only.
 
     Returns:
-        (values, statistics without values).
+        (values, short values, statistics without values).
     """
     facts = sorted(set(session.scalars(select(Memory.fact).where(Memory.subject == subject))))
     accounts = session.execute(
@@ -635,14 +681,24 @@ def _identifying_values(
     values.update(pii)
     for account in accounts:
         values.update(str(v) for v in account if v)
+    values = {v.strip() for v in values if v.strip() and v.strip() != subject}
     minimum = settings.erasure_min_value_chars
-    values = {v for v in values if len(v.strip()) >= minimum and v != subject}
+    tiny = {v for v in values if len(v) < _SHORT_MIN_CHARS}
+    short = {v for v in values if _SHORT_MIN_CHARS <= len(v) < minimum}
+    values -= tiny | short
     shared = _shared_values(session, subject, values)
-    return values - shared, {
-        "searched": len(values - shared),
-        "shared_with_other_subjects": len(shared),
-        "pii_detector": pii_status,
-    }
+    shared_short = _shared_values(session, subject, short)
+    return (
+        values - shared,
+        short - shared_short,
+        {
+            "searched": len(values - shared),
+            "short_searched": len(short - shared_short),
+            "too_short_to_search": len(tiny),
+            "shared_with_other_subjects": len(shared) + len(shared_short),
+            "pii_detector": pii_status,
+        },
+    )
 
 
 def _shared_values(session: Session, subject: str, values: set[str]) -> set[str]:
@@ -776,60 +832,6 @@ def _move_cursors(session: Session, subject: str, counts: dict[str, Any]) -> Non
     counts["scan_cursors_moved"] = int(getattr(result, "rowcount", 0) or 0)
 
 
-def _redact_audit(
-    session: Session,
-    settings: Settings,
-    matcher: Matcher,
-    subject: str,
-    digest: str,
-    request_id: int | None,
-    actor: str,
-    outcome: _Outcome,
-) -> None:
-    """Redact audit events whose actor, targets or details hold the subject's data."""
-    seqs: set[int] = set()
-    for col in (AuditEvent.actor, AuditEvent.target_ids, AuditEvent.details):
-        for condition in matcher.conditions(cast(col, Text)):
-            seqs.update(session.scalars(select(AuditEvent.seq).where(condition)))
-    label = subject_label(digest)
-    subject_only = Matcher([subject])
-    redactions: dict[int, audit_log.Redaction] = {}
-    for seq in sorted(seqs):
-        ev_actor, targets, details = session.execute(
-            select(AuditEvent.actor, AuditEvent.target_ids, AuditEvent.details).where(
-                AuditEvent.seq == seq
-            )
-        ).one()
-        new_actor = label if matcher.search(ev_actor) else None
-        new_targets: list[str] | None = None
-        if any(matcher.search(str(t)) for t in targets):
-            new_targets = [
-                (label if subject_only.search(str(t)) else REDACTED)
-                if matcher.search(str(t))
-                else str(t)
-                for t in targets
-            ]
-        new_details, changed = redact_json(dict(details or {}), matcher)
-        if new_actor is None and new_targets is None and not changed:
-            continue
-        redactions[seq] = audit_log.Redaction(
-            actor=new_actor, target_ids=new_targets, details=new_details if changed else None
-        )
-    try:
-        audit_log.redact(
-            session,
-            redactions,
-            actor=actor,
-            details={"erasure_request": request_id, "subject_digest": digest},
-            key=audit_key(settings),
-        )
-    except AuditChainError as exc:
-        outcome.notes.append(f"audit events not redacted: {exc}")
-        outcome.counts["audit_events_redacted"] = 0
-        return
-    outcome.counts["audit_events_redacted"] = len(redactions)
-
-
 def _erase_in_session(
     session: Session,
     settings: Settings,
@@ -850,6 +852,12 @@ def _erase_in_session(
     outcome = _Outcome()
     counts = outcome.counts
     now = utcnow()
+    excluded = other_identifiers(session, subject, matcher.needles)
+    matcher = Matcher(matcher.needles, exclude=excluded)
+    id_matcher = Matcher([subject], exclude=excluded)
+    usernames = frozenset(
+        session.scalars(select(Principal.username).where(Principal.subject == subject))
+    )
     secure = session.get_bind().dialect.name == "sqlite"
     if secure:  # overwrite deleted content in the pages too (free pages keep no text)
         session.execute(text("PRAGMA secure_delete = ON"))
@@ -903,7 +911,25 @@ def _erase_in_session(
     )
     _redact_free_text(session, matcher, counts)
     _move_cursors(session, subject, counts)
-    _redact_audit(session, settings, matcher, subject, digest, request_id, actor, outcome)
+    scope = AuditScope(
+        subject=subject,
+        digest=digest,
+        label=subject_label(digest),
+        usernames=usernames,
+        memory_ids=frozenset(ids) | frozenset(prior),
+        id_matcher=id_matcher,
+        # the subject's own events: its values, and its account names however short
+        matcher=Matcher([*matcher.needles, *usernames], exclude=excluded),
+    )
+    redacted, notes = redact_subject_events(
+        session,
+        scope,
+        actor=_safe_name(actor, subject, digest),
+        details={"erasure_request": request_id, "subject_digest": digest},
+        key=audit_key(settings),
+    )
+    counts["audit_events_redacted"] = redacted
+    outcome.notes.extend(notes)
     known: set[str | None] = set()
     for chunk in _chunks(ids):
         known.update(
@@ -1059,27 +1085,42 @@ def verify_erasure(
     subject: str,
     *,
     values: Iterable[str] | None = None,
+    short_values: Iterable[str] | None = None,
     log_paths: Sequence[Path] = (),
 ) -> Verification:
     """Search everywhere for the subject id and its identifying values.
 
     Every table and every text, JSON and binary column (by reflection, so tables memaudit
     does not own are searched too), planner statistics, on SQLite the database file and its
-    WAL (free pages included), and the log files given.
+    WAL (free pages included), and the log files given. Occurrences inside other people's
+    identifiers (``user:ines.duarte-2`` when verifying ``user:ines.duarte``) do not count.
 
     Args:
         db: the store.
-        subject: the subject id.
+        subject: the subject id (callers taking it from a person resolve it first:
+            :func:`auditor.erasure_subjects.resolve_subject`).
         values: identifying values to look for too (memory only; :func:`erase_subject`
             passes the ones it collected before the delete).
+        short_values: values shorter than ``erasure_min_value_chars``, matched as whole
+            tokens (reported as ``KIND_SHORT``: they may be unrelated text).
         log_paths: log files to search.
 
     Returns:
         The verification: places and counts, never the values found.
+
+    Raises:
+        InputError: no subject.
     """
     subject = _require(subject, "a subject")
     value_list = sorted({v for v in (values or ()) if v and v != subject})
-    matchers = {KIND_SUBJECT: Matcher([subject]), KIND_VALUE: Matcher(value_list)}
+    short_list = sorted({v for v in (short_values or ()) if v and v != subject})
+    with db.session() as session:
+        others = other_identifiers(session, subject, [subject, *value_list, *short_list])
+    matchers = {
+        KIND_SUBJECT: Matcher([subject], exclude=others),
+        KIND_VALUE: Matcher(value_list, exclude=others),
+        KIND_SHORT: Matcher(short_list, exclude=others),
+    }
     with db.engine.connect() as conn:
         report = search_database(conn, matchers)
         conn.rollback()
@@ -1087,6 +1128,7 @@ def verify_erasure(
     db_file = _sqlite_file(db)
     if db_file is not None:
         files = [p for p in (db_file, Path(f"{db_file}-wal")) if p.exists()]
+    names = [f"file {p.name}" for p in files]
     for path in files:
         for kind, matcher in matchers.items():
             try:
@@ -1100,23 +1142,26 @@ def verify_erasure(
             report.unsearchable.append(f"log {path}: not a readable file")
             continue
         report.files += 1
+        names.append(f"log {path}")
         for kind, matcher in matchers.items():
             try:
                 report.add(f"log {path}", kind, search_file(path, matcher))
             except OSError as exc:
                 report.unsearchable.append(f"log {path}: {type(exc).__name__}")
     digest = _digest(db.settings, subject)
+    definite = [h for h in report.hits if h.kind != KIND_SHORT]  # short: "may hold"
     result = Verification(
-        ok=not report.hits and not report.unsearchable,
+        ok=not definite and not report.unsearchable,
         subject_digest=digest,
         hits=tuple(report.hits),
         searched={
             "tables": report.tables,
             "columns": report.columns,
             "files": report.files,
-            "values": len(value_list),
+            "values": len(value_list) + len(short_list),
         },
         unsearchable=tuple(report.unsearchable),
+        files=tuple(names),
     )
     log.info(
         "erasure_verified",
@@ -1205,6 +1250,41 @@ def _clear_judge(judge: Judge | None) -> str:
     return f"cleared ({dropped} verdicts, {deferred} deferred pairs)"
 
 
+def _source_context(session: Session, subject: str) -> tuple[dict[str, int], dict[str, int]]:
+    """(source name -> the subject's items from it, unowned subject -> rows) before a delete."""
+    items: Counter[str] = Counter()
+    for extra in session.scalars(select(Memory.extra).where(Memory.subject == subject)):
+        name = extra.get("source_name") if isinstance(extra, dict) else None
+        if isinstance(name, str) and name:
+            items[name] += 1
+    unowned = {
+        str(s): int(n)
+        for s, n in session.execute(
+            select(Memory.subject, func.count())
+            .where(Memory.subject.contains("unattributed:", autoescape=True))
+            .group_by(Memory.subject)
+        )
+        if s != subject and _UNOWNED.match(str(s))
+    }
+    return dict(items), unowned
+
+
+def _read_only_sources(db: Database, items: dict[str, int], carried: set[str]) -> dict[str, int]:
+    """Sources the erasure was not carried into -> the subject's items they held."""
+    from auditor.source_registry import list_sources
+
+    out = {name: n for name, n in items.items() if name not in carried}
+    try:
+        configured = list_sources(db)
+    except Exception as exc:  # noqa: BLE001 - the receipt says what it can
+        log.warning("erasure_sources_unlisted", error_type=type(exc).__name__)
+        configured = []
+    for info in configured:
+        if info.enabled and info.config.name not in carried:
+            out.setdefault(info.config.name, 0)
+    return out
+
+
 def erase_subject(
     db: Database,
     subject: str,
@@ -1238,13 +1318,16 @@ def erase_subject(
         NotFoundError: no such request.
         StoreError: the database failed (nothing of the delete is kept then).
     """
-    subject = _require(subject, "a subject")
+    # a new request must name a subject id; a stored request runs as it was recorded (a
+    # request recorded before subjects were checked must not stop the queue)
+    subject = check_subject_form(subject) if request_id is None else _require(subject, "a subject")
     actor = _require(actor, "an actor (--by WHO)")
     settings = db.settings
     key = audit_key(settings)
     digest = subject_digest(subject, key)
     started = utcnow()
     if request_id is None:
+        resolve_subject(db, subject)  # an unknown subject is refused, near matches offered
         with db.write() as session:
             req = ErasureRequest(
                 subject_digest=digest,
@@ -1289,7 +1372,9 @@ def erase_subject(
         requested_at, user_initiated = req.requested_at, req.user_initiated
         approved_by = _safe_name(req.decided_by, subject, digest)
     with db.session() as session:
-        values, value_stats = _identifying_values(session, subject, settings)
+        values, short, value_stats = _collect_values(session, subject, settings)
+        held_before = held_counts(session, subject, besides_request=request_id)
+        source_items, unowned = _source_context(session, subject)
     matcher = Matcher([subject, *values])
     with db.write() as session:
         status = session.execute(
@@ -1324,8 +1409,10 @@ def erase_subject(
     )
     sources = source_actions.execute_erasures(db, source_rows, sorted(values))
     storage = reclaim_storage(db)
-    verification = verify_erasure(db, subject, values=values, log_paths=log_paths)
-    del values, matcher  # the identifying values live no longer than the verification
+    verification = verify_erasure(
+        db, subject, values=values, short_values=short, log_paths=log_paths
+    )
+    del values, short, matcher  # the identifying values live no longer than the verification
     with db.session() as session:
         chain = audit_log.verify(session, key=key)
     path = ledger_path(db)
@@ -1372,6 +1459,24 @@ def erase_subject(
             "redacted_events": chain.redacted,
             "first_bad_seq": chain.first_bad_seq,
         },
+        "held_before": held_before,
+        **erasure_receipts.assess(
+            erasure_receipts.ReceiptFacts(
+                dialect=db.dialect,
+                counts=outcome.counts,
+                hits=verification.hits,
+                searched=verification.searched,
+                files=list(verification.files),
+                unsearchable=verification.unsearchable,
+                value_stats=value_stats,
+                held_before=held_before,
+                sources=sources if source_rows else {},
+                read_only_sources=_read_only_sources(db, source_items, set(sources)),
+                unowned=unowned,
+                min_value_chars=settings.erasure_min_value_chars,
+                chain_ok=chain.ok,
+            )
+        ),
     }
     data = json.loads(canonical_json(data))  # exactly what is stored and hashed
     data["receipt_sha256"] = _receipt_hash(data)
@@ -1388,7 +1493,8 @@ def erase_subject(
             details={
                 "subject_digest": digest,
                 "receipt_sha256": receipt.sha256,
-                "verified": verification.ok,
+                "verified": receipt.ok,
+                "verdict": receipt.verdict,
                 "chain_ok": chain.ok,
             },
             key=key,
@@ -1396,7 +1502,8 @@ def erase_subject(
     log.info(
         "erasure_finished",
         request_id=request_id,
-        verified=verification.ok,
+        verified=receipt.ok,
+        verdict=receipt.verdict,
         chain_ok=chain.ok,
         receipt_sha256=receipt.sha256[:16],
     )
@@ -1446,7 +1553,7 @@ def run_queue(
             executed_by=actor,
         )
         executed += 1
-        failed += 0 if receipt.ok else 1
+        failed += 0 if receipt.ok or receipt.nothing_held else 1
     dropped = 0
     if judge is not None:
         with db.session() as session:

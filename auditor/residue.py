@@ -113,14 +113,28 @@ def _bytes_pattern(form: str) -> bytes:
     return head + re.escape(data) + tail
 
 
+def _outside(
+    found: Iterator[re.Match[Any]], excluded: Iterator[re.Match[Any]]
+) -> Iterator[re.Match[Any]]:
+    """The matches of ``found`` that do not lie inside a match of ``excluded``."""
+    spans = [(m.start(), m.end()) for m in excluded]
+    for m in found:
+        if not any(a <= m.start() and m.end() <= b for a, b in spans):
+            yield m
+
+
 class Matcher:
     """Case-insensitive, word-bounded matching of needles in any of their stored forms.
 
     Args:
         needles: the strings to find (empty ones are ignored).
+        exclude: longer identifiers that contain a needle but are someone else's (another
+            subject ``user:ines.duarte-2`` when erasing ``user:ines.duarte``, an officer
+            ``daniel.ops`` when a value is ``daniel``): a needle found inside one of their
+            occurrences does not count.
     """
 
-    def __init__(self, needles: Iterable[str]) -> None:
+    def __init__(self, needles: Iterable[str], *, exclude: Iterable[str] = ()) -> None:
         self.needles: tuple[str, ...] = tuple(sorted({n for n in needles if n and n.strip()}))
         forms = {f for n in self.needles for f in needle_forms(n)}
         self.forms: tuple[str, ...] = tuple(sorted(forms, key=lambda f: (-len(f), f)))
@@ -134,7 +148,27 @@ class Matcher:
             if self.forms
             else None
         )
-        self.max_form_bytes = max((len(f.encode("utf-8")) for f in self.forms), default=0)
+        lowered = {n.lower() for n in self.needles}
+        self.exclude: tuple[str, ...] = tuple(
+            sorted({e for e in exclude if e and e.strip() and e.lower() not in lowered})
+        )
+        ex_forms = sorted(
+            {f for e in self.exclude for f in needle_forms(e)}, key=lambda f: (-len(f), f)
+        )
+        # no boundaries: in raw bytes a field runs into the next one ("daniel.opsOps")
+        self._ex_text = (
+            re.compile("|".join(re.escape(f) for f in ex_forms), re.IGNORECASE)
+            if ex_forms
+            else None
+        )
+        self._ex_bytes = (
+            re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ex_forms), re.IGNORECASE)
+            if ex_forms
+            else None
+        )
+        self.max_form_bytes = max(
+            (len(f.encode("utf-8")) for f in (*self.forms, *ex_forms)), default=0
+        )
 
     def __bool__(self) -> bool:
         return bool(self.needles)
@@ -146,9 +180,17 @@ class Matcher:
             value: any text.
 
         Returns:
-            True when one of the forms occurs (case-insensitive, word-bounded).
+            True when one of the forms occurs (case-insensitive, word-bounded) outside the
+            occurrences of the excluded identifiers.
         """
-        return self._text is not None and self._text.search(value) is not None
+        if self._text is None:
+            return False
+        if self._ex_text is None:
+            return self._text.search(value) is not None
+        return (
+            next(_outside(self._text.finditer(value), self._ex_text.finditer(value)), None)
+            is not None
+        )
 
     def finditer_bytes(self, data: bytes) -> Iterator[re.Match[bytes]]:
         """Matches of the needles (UTF-8) in raw bytes.
@@ -157,11 +199,14 @@ class Matcher:
             data: bytes to search.
 
         Returns:
-            An iterator of matches (ASCII case-insensitive).
+            An iterator of matches (ASCII case-insensitive), those inside an occurrence of an
+            excluded identifier left out.
         """
         if self._bytes is None:
             return iter(())
-        return self._bytes.finditer(data)
+        if self._ex_bytes is None:
+            return self._bytes.finditer(data)
+        return _outside(self._bytes.finditer(data), self._ex_bytes.finditer(data))
 
     def search_any(self, value: Any) -> bool:
         """Whether a stored value (text, bytes, JSON-like) holds a needle.

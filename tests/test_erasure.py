@@ -351,9 +351,12 @@ def test_audit_log_stays_tamper_evident_after_redaction(
 def test_erasure_is_idempotent_and_a_second_run_finds_nothing(
     db: Database, seeded: dict[str, Any]
 ) -> None:
-    erasure.erase_subject(db, ALICE, actor="officer")
+    first = erasure.erase_subject(db, ALICE, actor="officer")
+    assert first.ok and first.verdict == "verified"
     again = erasure.erase_subject(db, ALICE, actor="officer")
-    assert again.ok and again.data["counts"]["memories"] == 0
+    assert again.data["counts"]["memories"] == 0
+    assert again.data["verification"]["ok"]  # nothing found ...
+    assert not again.ok and again.verdict == "nothing held"  # ... but nothing was held
     with db.session() as s:
         subject_tombs = s.scalars(select(Tombstone).where(Tombstone.kind == "subject")).all()
     assert len(subject_tombs) == 1

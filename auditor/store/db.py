@@ -9,6 +9,7 @@ instead of failing half-way. PostgreSQL runs at READ COMMITTED; optimistic concu
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ class Database:
                 parent = Path(database).expanduser().resolve().parent
                 if not parent.is_dir():
                     raise ConfigError(f"SQLite database folder does not exist: {parent}")
+                _create_private(Path(database).expanduser().resolve())
             kwargs["connect_args"] = {
                 "timeout": settings.sqlite_busy_timeout_ms / 1000,
                 "check_same_thread": False,
@@ -159,6 +161,7 @@ class Database:
             (revision before, revision after).
         """
         before = self.current_revision()
+        self.restrict_files()
         cfg = self.alembic_config()
         with self._wrap_errors(), self.engine.begin() as conn:
             cfg.attributes["connection"] = conn
@@ -166,6 +169,27 @@ class Database:
         after = self.current_revision()
         assert after is not None  # upgrade to head always leaves a revision
         return before, after
+
+    def restrict_files(self) -> list[Path]:
+        """Make a SQLite store's files owner-only (0600): the database, its WAL and shared
+        memory file hold mirrored personal data. ``init`` fixes stores created before.
+
+        Returns:
+            The files whose mode was changed.
+        """
+        database = self.url.database
+        if self.dialect != "sqlite" or not database or database == ":memory:":
+            return []
+        path = Path(database).expanduser().resolve()
+        changed = []
+        for item in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")):
+            try:
+                if item.exists() and item.stat().st_mode & 0o077:
+                    os.chmod(item, 0o600)
+                    changed.append(item)
+            except OSError:
+                continue  # not ours to change (another owner): SQLite reports real problems
+        return changed
 
     def current_revision(self) -> str | None:
         """The schema revision of the database (None: not initialised)."""
@@ -192,6 +216,24 @@ class Database:
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+
+def _create_private(path: Path) -> None:
+    """Create a missing SQLite file as an empty, owner-only (0600) file.
+
+    SQLite creates its ``-wal``, ``-shm`` and journal files with the database file's
+    permissions, so they are 0600 too. An existing file is left as it is (``init`` tightens
+    it: :meth:`Database.restrict_files`).
+    """
+    if path.exists():
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # e.g. a read-only folder: connecting reports it with SQLite's own message
+    os.close(fd)
 
 
 def _is_connect_error(exc: DBAPIError) -> bool:

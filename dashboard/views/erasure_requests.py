@@ -117,9 +117,11 @@ else:
     ok, receipt = ui.call(access_erasure.erasure_receipt, db, actor, int(rid))
     if ok and receipt is not None:
         verified = receipt.get("verification", {}).get("ok")
+        verdict = receipt.get("verdict") or (
+            "passed" if verified else "not passed" if verified is False else "-"
+        )
         st.text(
-            f"status {receipt.get('status')} · verification "
-            f"{'passed' if verified else 'not passed' if verified is False else '-'} · "
+            f"status {receipt.get('status')} · verification {verdict} · "
             f"receipt hash {'matches' if verify_receipt(receipt) else 'DOES NOT match'}"
         )
         st.download_button(
@@ -151,9 +153,17 @@ if erase_now:
                 access_erasure.erase_subject_now, db, actor, subject, reason=why.strip() or None
             )
         if ok and receipt is not None:
+            verdict = receipt.get("verdict") or (
+                "verified" if receipt["verification"]["ok"] else "not verified"
+            )
             st.session_state[FLASH_KEY] = (
-                f"Erased: request {receipt['request_id']}, verification "
-                f"{'passed' if receipt['verification']['ok'] else 'FAILED'}."
+                f"Request {receipt['request_id']}: nothing was held for this subject "
+                "(erased before); only its id was searched for."
+                if verdict == "nothing held"
+                else f"Erased: request {receipt['request_id']}, verification passed."
+                if verdict == "verified"
+                else f"Erased: request {receipt['request_id']}, receipt {verdict}: see its "
+                "stores (found, may hold)."
             )
             ui.clear_caches()
             st.rerun()
