@@ -136,7 +136,7 @@ def cli(
     settings = load_settings(
         config_file, database_url=database_url, log_level=log_level, log_format=log_format
     )
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, digest_key=audit_key(settings))
     explicit = log_level is not None or "MEMAUDIT_LOG_LEVEL" in os.environ
     ctx.obj = Ctx(settings, explicit_log_level=explicit)
 
@@ -161,6 +161,9 @@ def init(c: Ctx, demo: bool) -> None:
         err_console.print(
             f"database {db.display_url} migrated from {before or 'empty'} to schema {after}"
         )
+    from auditor.erasure_keys import ensure_audit_key
+
+    err_console.print(ensure_audit_key(db).message)
     if demo:
         if count_memories(db, MemoryFilter(status=None)) > 0:
             err_console.print("store already holds memories: demo not loaded")
@@ -691,16 +694,23 @@ cli.add_command(dashboard_command)
 )
 @pass_ctx
 def export(c: Ctx, subject: str, output: Path | None) -> None:
-    """Everything about SUBJECT as JSON (the right of access)."""
-    data = export_subject(c.db(), subject)
+    """Everything about SUBJECT as JSON (the right of access).
+
+    SUBJECT must have the subject form (``user:<id>``) and be known to the store; a typo
+    is refused with the nearest subjects offered. A file written with -o is mode 0600.
+    """
+    from auditor.erasure_files import write_private
+    from auditor.erasure_subjects import resolve_subject
+
+    db = c.db()
+    subject = resolve_subject(db, subject, what="SUBJECT", allow_erased=False).subject
+    data = export_subject(db, subject)
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if output is None:
         click.echo(text)
     else:
-        output.write_text(text + "\n", encoding="utf-8")
+        write_private(output, text + "\n")
         err_console.print(f"wrote {data['counts']['memories']} memories to {output}")
-    if data["counts"]["memories"] == 0 and not data["consents"]:
-        err_console.print(f"note: nothing is held about {subject}")
 
 
 @cli.group("audit-log")
@@ -1321,7 +1331,7 @@ def daemon(c: Ctx, health_port: int | None, once: str | None, list_jobs: bool) -
     from auditor import daemon as daemon_mod
 
     if not c.explicit_log_level:
-        configure_logging("info", c.settings.log_format)
+        configure_logging("info", c.settings.log_format, digest_key=audit_key(c.settings))
     if list_jobs:
         runs = daemon_mod.next_runs(c.settings)
         for name, spec in c.settings.schedule.items():

@@ -320,6 +320,12 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(config_file)))
         return tuple(sources)
 
+    def audit_key(self) -> bytes | None:
+        """The audit HMAC key (digests of subject ids are keyed with it), if one is set."""
+        if self.audit_hmac_key is None:
+            return None
+        return self.audit_hmac_key.get_secret_value().encode("utf-8")
+
     def tier_for(self, source_type: str | None) -> str:
         """Return the trust tier the policy gives a ``source.type`` (None: unknown)."""
         if source_type is None:

@@ -226,7 +226,14 @@ def resolve_subject(
         InputError: a malformed subject, or one the store has never held (near matches
             offered), or (``allow_erased`` False) one that holds nothing any more.
     """
-    value = check_subject_form(subject, what=what)
+    try:
+        value = check_subject_form(subject, what=what)
+    except InputError as exc:
+        if not isinstance(subject, str) or not subject.strip():
+            raise
+        with db.session() as session:  # `alice` for `user:alice`: say which one is meant
+            hint = _suggest(subject, known_subjects(session))
+        raise InputError(f"{exc}{hint}") from None
     digest = subject_digest(value, audit_key(db.settings))
     with db.session() as session:
         held = held_counts(session, value)

@@ -87,10 +87,8 @@ def _article(word: str) -> str:
 
 
 def audit_key(settings: Settings) -> bytes | None:
-    """The audit chain's HMAC key, if one is configured."""
-    if settings.audit_hmac_key is None:
-        return None
-    return settings.audit_hmac_key.get_secret_value().encode("utf-8")
+    """The audit chain's HMAC key, if one is configured (:meth:`Settings.audit_key`)."""
+    return settings.audit_key()
 
 
 def get(session: Session, memory_id: str) -> Memory:

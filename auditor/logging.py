@@ -74,12 +74,17 @@ def scrub(text: str) -> str:
     return text
 
 
+#: the audit HMAC key that subject digests in log lines are keyed with (set by
+#: :func:`configure_logging`); without one they fall back to an unkeyed digest
+_DIGEST_KEY: bytes | None = None
+
+
 def _clean(key: str, value: Any) -> Any:
     if key in _TEXT_KEYS:
         size = len(value) if isinstance(value, (str, bytes, list, dict)) else None
         return f"[redacted {key}{f', {size} chars' if size is not None else ''}]"
     if key == "subject" and isinstance(value, str):
-        return f"subject#{subject_digest(value)[:12]}"
+        return f"subject#{subject_digest(value, _DIGEST_KEY)[:12]}"
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
@@ -127,7 +132,10 @@ _LEVELS = {
 
 
 def configure_logging(
-    level: str = "info", fmt: str = "auto", stream: IO[str] | None = None
+    level: str = "info",
+    fmt: str = "auto",
+    stream: IO[str] | None = None,
+    digest_key: bytes | None = None,
 ) -> None:
     """Configure structlog for the process.
 
@@ -136,7 +144,12 @@ def configure_logging(
         fmt: ``json``, ``console`` or ``auto`` (console when the stream is a terminal).
         stream: where to write; standard error by default (standard output stays clean
             for ``--format json`` listings).
+        digest_key: the audit HMAC key: subject ids in log lines become keyed digests, as
+            in receipts and audit events (an unkeyed digest of an id can be reversed by
+            guessing ids).
     """
+    global _DIGEST_KEY
+    _DIGEST_KEY = digest_key
     out: Any = stream if stream is not None else sys.stderr
     use_json = fmt == "json" or (fmt == "auto" and not (hasattr(out, "isatty") and out.isatty()))
     renderer: Any = (

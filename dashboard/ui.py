@@ -87,7 +87,7 @@ def _dispose(db: Database) -> None:
 @st.cache_resource(show_spinner=False, max_entries=8, on_release=_dispose)
 def _open_store(fingerprint: str) -> Database:
     settings = load_settings()
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, digest_key=settings.audit_key())
     db = Database(settings)
     db.require_schema()
     return db

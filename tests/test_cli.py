@@ -211,8 +211,13 @@ def test_export_subject_includes_every_status(cli, store_file: Path, tmp_path: P
     out = tmp_path / "alice.json"
     assert cli("export", "user:alice", "-o", str(out)).code == 0
     assert json.loads(out.read_text())["counts"]["memories"] == 4
+    assert (out.stat().st_mode & 0o777) == 0o600  # it holds personal data
     nobody = cli("export", "user:nobody")
-    assert nobody.code == 0 and "nothing is held" in nobody.err
+    assert nobody.code == ExitCode.USAGE and "no data held for user:nobody" in nobody.err
+    typo = cli("export", "user:alcie")
+    assert typo.code == ExitCode.USAGE and "user:alice" in typo.err  # the near match
+    bare = cli("export", "alice")
+    assert bare.code == ExitCode.USAGE and "user:alice" in bare.err  # the subject form
 
 
 def test_summary(cli, store_file: Path) -> None:  # type: ignore[no-untyped-def]
@@ -255,3 +260,26 @@ def test_a_write_back_that_has_not_reached_its_source_shows(cli, tmp_path: Path)
     assert "still live in the source" in listed
     exact = json.loads(cli("memories", "list", "--status", "all", "--format", "json").out)
     assert {m["status"] for m in exact} == {"quarantined", "active"}  # JSON stays exact
+
+
+def test_init_creates_the_audit_key_and_a_private_store(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    env = {**os.environ, "MEMAUDIT_DATABASE_URL": url}
+    env.pop("MEMAUDIT_AUDIT_HMAC_KEY", None)
+    env.pop("MEMAUDIT_SECRETS_DIR", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "init"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: os.umask(0o022),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "audit HMAC key: created" in done.stderr
+    for name in ("m.db", "m.db.audit-hmac-key"):
+        assert ((tmp_path / name).stat().st_mode & 0o777) == 0o600, name

@@ -148,3 +148,17 @@ def test_snippet_of_a_huge_fact_is_scrubbed_only_around_the_span() -> None:
     assert "[CREDIT_CARD]" in snippet and "[EMAIL]" in snippet
     assert "bob.smith" not in snippet and "4111" not in snippet
     assert snippet.startswith("…") and snippet.endswith("…") and len(snippet) <= 162
+
+
+def test_subject_digests_in_logs_are_keyed_when_a_key_is_set() -> None:
+    from auditor.hashing import subject_digest
+
+    stream = io.StringIO()
+    configure_logging("debug", "json", stream=stream, digest_key=b"k" * 32)
+    try:
+        structlog.get_logger("t").info("seen", subject="user:4242424")
+    finally:
+        configure_logging("warning", "auto")
+    shown = json.loads(stream.getvalue())["subject"]
+    assert shown == "subject#" + subject_digest("user:4242424", b"k" * 32)[:12]
+    assert shown != "subject#" + subject_digest("user:4242424")[:12]  # not the unkeyed one
