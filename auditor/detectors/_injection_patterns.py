@@ -848,7 +848,7 @@ _SPECS: tuple[PatternSpec, ...] = (
         ),
         r"\b(?:repeat|print|output|show|display|copy|recite|reproduce|return|write\s+out|tell\s+me)"
         r"\s+(?:me\s+)?(?:back\s+)?(?:(?:all|the|everything|this|your|entire|whole|full|complete)\s+)*"
-        r"(?:(?:text|words?|content|conversation|instructions?|prompt|messages?|lines?|sentences?)"
+        r"(?:(?:text|words?|content|conversation|instructions?|prompt|messages?|lines?)"
         r"\s+)?(?:(?:that\s+)?(?:you\s+were|you've\s+been|you\s+have\s+been)\s+(?:given|told"
         r"|provided)|above\b|(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start|top)\b"
         r"|before\s+(?:this|my)\s+(?:message|conversation|question))"
@@ -1212,7 +1212,12 @@ _SPECS: tuple[PatternSpec, ...] = (
         0.88,
         ("jailbreak", "classic", "two different", "two separate", "[gpt]"),
         r"\[(?:🔓\s*)?JAILBREAK\]|\[(?:🔒\s*)?CLASSIC\]|\[GPT\]\s*:"
-        r"|\b(?:two|2)\s+(?:different\s+|separate\s+)+(?:ways|responses|answers)\b",
+        # "two different responses" alone is a formatting request; the jailbreak asks for a
+        # second, unrestricted one
+        r"|\b(?:two|2)\s+(?:different\s+|separate\s+)+(?:ways|responses|answers)\b"
+        r"[^\n]{0,120}?\b(?:jailbr\w*|unfilter\w*|uncensor\w*|unrestrict\w*|DAN\b|developer\s+mode"
+        r"|no\s+(?:restrictions|limits|filters|rules)|without\s+(?:any\s+)?(?:restrictions|limits"
+        r"|filters|rules|censorship))",
         "asks for a second, unrestricted answer",
     ),
     PatternSpec(
