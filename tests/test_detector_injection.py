@@ -964,7 +964,6 @@ def test_formatting_requests_are_not_leaks_or_personas(text: str, attack: bool) 
     needs an unrestricted second persona, and "the sentence above" is the user's own."""
     det = InjectionDetector({})
     ctx = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())
-    found = {
-        d.entity for d in det.analyze(MemoryView("m", "user:x", text, "user"), ctx) if d.score >= 0.8
-    }
+    view = MemoryView("m", "user:x", text, "user")
+    found = {d.entity for d in det.analyze(view, ctx) if d.score >= 0.8}
     assert bool(found & {"jailbreak_persona", "prompt_leak"}) is attack, found
