@@ -315,3 +315,23 @@ def test_templates_and_ethnically(
     detector: SpecialCategoryDetector, text: str, expected: list[str]
 ) -> None:
     assert sorted({d.entity for d in detector.analyze(view(text), ctx())}) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "about_a_person"),
+    [
+        # memory notes often leave their subject unnamed; a thing named later is not the topic
+        ("Has a 2019 DUI conviction, so avoid car-rental companies that check.", True),
+        ("얼굴 인식 로그인을 위해 지문 템플릿이 등록됨 (기기 등록 도구 결과)", True),
+        # the thing is the topic: named first, or as the head of a compound
+        ("The app stores a fingerprint template of each employee for door access.", False),
+        ("A 2023 paper reviewed depression screening tools.", False),
+    ],
+)
+def test_a_description_is_a_thing_named_as_the_topic(text: str, about_a_person: bool) -> None:
+    det = SpecialCategoryDetector({})
+    found = det.analyze(MemoryView("m", "user:x", text, "user"), _CTX_SPECIAL)
+    assert bool(found) is about_a_person, [(d.entity, d.score) for d in found]
+
+
+_CTX_SPECIAL = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())

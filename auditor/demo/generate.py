@@ -1076,8 +1076,9 @@ def _planted(store: _Store, attrs_by_handle: dict[str, dict[str, Any]]) -> None:
             "tool_output",
             "tool://shell",
             f"Output of `env | grep AWS` during the {attrs_by_handle['raj.patel']['project']} deploy "
-            "session: AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE "
-            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            # a made-up key pair: AWS's documented example keys are not reported on purpose
+            "session: AWS_ACCESS_KEY_ID=AKIA4QJD7XTN2MZB8RWK "
+            "AWS_SECRET_ACCESS_KEY=r7Gq2Lx9Vb4Nt1Kp8Ws3Zc6Hd0Jf5Ym2Qe7Ua9Tn",
         ),
         (
             "ben.cho",

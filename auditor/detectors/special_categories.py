@@ -114,6 +114,10 @@ _DESCRIPTION = {
     "en": re.compile(terms.DESCRIPTION_CUES["en"], re.IGNORECASE),
     "ko": re.compile(terms.DESCRIPTION_CUES["ko"]),
 }
+#: how far after a hit a description cue still heads a compound with it ("diabetes app")
+_COMPOUND_GAP = 12
+#: what ends a compound: punctuation, brackets, a clause
+_BREAK = re.compile(r"[,.;:!?()\[\]\n]")
 _EXPERIENCERS = {
     "en": re.compile(terms.EXPERIENCERS["en"], re.IGNORECASE),
     "ko": re.compile(terms.EXPERIENCERS["ko"]),
@@ -143,7 +147,7 @@ class _Text:
         self._ends: list[int] | None = None
         self._person: dict[int, bool] = {}
         self._sentence_exclusion: dict[tuple[str, int], bool] = {}
-        self._descriptive: dict[int, bool] = {}
+        self._descriptive: dict[tuple[int, int, int], bool] = {}
 
     def sentence(self, start: int) -> tuple[int, int, int]:
         """``(index, start, end)`` of the sentence (or line) holding offset ``start``."""
@@ -161,23 +165,38 @@ class _Text:
             self._person[i] = any(cue.search(self.text, lo, hi) for cue in _PERSON_CUES.values())
         return self._person[i]
 
-    def descriptive(self, start: int) -> bool:
+    def descriptive(self, start: int, end: int | None = None) -> bool:
         """Whether the sentence around ``start`` describes a thing and names no experiencer.
 
         "This app helps patients track insulin", "우울증 치료제 시장": a description cue
         (an app, a paper, a market) and no singular person (I, she, the user, 저는, 그는).
+        The cue must name the topic: before the hit, or right after it as the head of a
+        compound ("diabetes app", "우울증 치료제"). A thing named later in the sentence
+        ("Has a DUI conviction, so avoid rental companies") leaves the hit about the
+        memory's subject, who in a memory note often goes unnamed.
         """
         i, lo, hi = self.sentence(start)
-        if i not in self._descriptive:
-            described = any(cue.search(self.text, lo, hi) for cue in _DESCRIPTION.values())
-            self._descriptive[i] = described and not any(
+        end = start if end is None else end
+        key = (i, start, end)
+        if key not in self._descriptive:
+            head_hi = min(hi, end + _COMPOUND_GAP)
+            gap = self.text[end:head_hi]
+            cut = _BREAK.search(gap)
+            if cut:
+                head_hi = end + cut.start()
+            described = any(
+                (m := cue.search(self.text, lo, head_hi)) is not None
+                and (m.start() < start or m.start() >= end)
+                for cue in _DESCRIPTION.values()
+            )
+            self._descriptive[key] = described and not any(
                 who.search(self.text, lo, hi) for who in _EXPERIENCERS.values()
             )
-        return self._descriptive[i]
+        return self._descriptive[key]
 
     def excluded(self, hit: _Hit, exclusions: Sequence[_Exclusion]) -> str | None:
         """The id of the exclusion that cancels ``hit``, or None."""
-        if self.descriptive(hit.start):
+        if self.descriptive(hit.start, hit.end):
             return DESCRIPTION_FRAME
         for exclusion in exclusions:
             if exclusion.scope == "overlap":
