@@ -421,3 +421,32 @@ def test_lazy_nlp_artifacts_give_the_same_results_as_tokenising_every_text(
     eager = [det.analyze(v, CTX) for v in views]
     assert lazy == eager
     assert any(lazy) and tokenised  # the texts did reach Presidio, with context to enhance
+
+
+def test_the_country_word_shortcut_gives_the_same_candidates_as_every_gate() -> None:
+    det = PiiDetector({})
+    texts = [
+        *_CONTEXT_TEXTS,
+        "My PESEL is 44051401359.",
+        "Aadhaar number 2345 6789 0123 on file.",
+        "STEUER-ID 12345678911 für die Lohnabrechnung.",
+        "Order 4829174650 shipped.",
+        "Sein Personalausweis hat die Nummer T22000129.",
+    ]
+
+    def every_gate(text: str) -> list[str]:
+        has_digit = pii_module._DIGIT.search(text) is not None
+        wanted = []
+        for entity in det.entities:
+            if entity not in pii_module._DIGITLESS and not has_digit:
+                continue
+            gate = pii_module._GATES.get(entity)
+            if gate is not None and gate.search(text) is None:
+                continue
+            if entity == "NRP" and not pii_module.mentions_group(text):
+                continue
+            wanted.append(entity)
+        return wanted
+
+    assert [det._candidates(t) for t in texts] == [every_gate(t) for t in texts]
+    assert any(e in pii_module._COUNTRY_ENTITIES for t in texts for e in det._candidates(t))

@@ -429,9 +429,18 @@ def _country_gates() -> dict[str, re.Pattern[str]]:
     stop = terms.COUNTRY_GATE_STOPWORDS
     for class_name, entity in terms.COUNTRY_IDS:
         words = getattr(predefined_recognizers, class_name)(supported_language="en").context
-        named = alternation(w for w in words if w.lower() not in stop)
+        kept = [w for w in words if w and w.lower() not in stop]
+        _COUNTRY_WORDS.update(w.lower() for w in kept)
+        named = alternation(kept)
         gates[entity] = re.compile(rf"(?<![^\W\d_])(?i:{named})(?![^\W\d_])")
     return gates
+
+
+#: every word that names a foreign id (lower case): an ASCII text that contains none of
+#: them cannot pass any country gate, so the 26 gate searches are skipped (exact: a gate
+#: matches a word case-insensitively, and for ASCII text that is a substring of the lower
+#: case text)
+_COUNTRY_WORDS: set[str] = set()
 
 
 #: Cheap preconditions per entity: without a match, the entity's recognizers (and, when no
@@ -459,6 +468,7 @@ _GATES: dict[str, re.Pattern[str]] = {
     **PROSE_GATES,
     **_country_gates(),
 }
+_COUNTRY_ENTITIES = frozenset(entity for _, entity in terms.COUNTRY_IDS)
 #: Entities that need no digit (the others do).
 _DIGITLESS = frozenset({"EMAIL_ADDRESS", "NRP", "PASSWORD", *NER_ENTITIES})
 
@@ -567,10 +577,18 @@ class PiiDetector(Detector):
     def _candidates(self, text: str) -> list[str]:
         """The configured entities that could occur in ``text`` (cheap checks first)."""
         has_digit = _DIGIT.search(text) is not None
+        # None: unknown yet; only ASCII texts take the shortcut (exact, see _COUNTRY_WORDS)
+        country_named: bool | None = None if text.isascii() else True
         wanted: list[str] = []
         for entity in self.entities:
             if entity not in _DIGITLESS and not has_digit:
                 continue
+            if entity in _COUNTRY_ENTITIES:
+                if country_named is None:
+                    low = text.lower()
+                    country_named = any(w in low for w in _COUNTRY_WORDS)
+                if not country_named:
+                    continue
             gate = _GATES.get(entity)
             if gate is not None and gate.search(text) is None:
                 continue
