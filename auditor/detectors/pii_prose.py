@@ -111,13 +111,17 @@ def _result(
     )
 
 
-class DateOfBirthRecognizer(EntityRecognizer):
-    """A date right after a birth word ("born on", "DOB:", "생년월일:"); see the module."""
+class _ProseRecognizer(EntityRecognizer):
+    """One entity found by memaudit's own regexes: subclasses set ``ENTITY`` and ``NAME``
+    and implement :meth:`find`."""
+
+    ENTITY: str
+    NAME: str
 
     def __init__(self, supported_language: str) -> None:
         super().__init__(
-            supported_entities=["DATE_OF_BIRTH"],
-            name=_DOB_NAME,
+            supported_entities=[self.ENTITY],
+            name=self.NAME,
             supported_language=supported_language,
         )
 
@@ -127,18 +131,25 @@ class DateOfBirthRecognizer(EntityRecognizer):
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
     ) -> list[RecognizerResult]:
-        """Dates of birth in ``text``.
+        """The values of ``ENTITY`` in ``text`` when it is asked for (spans: the value only).
 
-        Args:
-            text: the analysed text.
-            entities: the entities asked for.
-            nlp_artifacts: spaCy artifacts (unused).
-
-        Returns:
-            One result per date, spanning the date only.
+        ``nlp_artifacts`` is unused: these recognizers need no tokens.
         """
-        if "DATE_OF_BIRTH" not in entities:
-            return []
+        return self.find(text) if self.ENTITY in entities else []
+
+    def find(self, text: str) -> list[RecognizerResult]:
+        """One result per value in ``text``."""
+        raise NotImplementedError
+
+
+class DateOfBirthRecognizer(_ProseRecognizer):
+    """A date right after a birth word ("born on", "DOB:", "생년월일:"); see the module."""
+
+    ENTITY = "DATE_OF_BIRTH"
+    NAME = _DOB_NAME
+
+    def find(self, text: str) -> list[RecognizerResult]:
+        """Dates of birth: a date with a year scores 0.85, a day and month 0.6."""
         results: list[RecognizerResult] = []
         for m in _DOB_RE.finditer(text):
             group = "year" if m.group("year") else "day"
@@ -160,34 +171,14 @@ def _credential_value(value: str, said_of_person: bool) -> str | None:
     return value
 
 
-class PasswordRecognizer(EntityRecognizer):
+class PasswordRecognizer(_ProseRecognizer):
     """A person's password, PIN or door code written in prose; see the module."""
 
-    def __init__(self, supported_language: str) -> None:
-        super().__init__(
-            supported_entities=["PASSWORD"],
-            name=_PASSWORD_NAME,
-            supported_language=supported_language,
-        )
+    ENTITY = "PASSWORD"
+    NAME = _PASSWORD_NAME
 
-    def load(self) -> None:
-        """Nothing to load (the patterns are compiled at import)."""
-
-    def analyze(
-        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-    ) -> list[RecognizerResult]:
-        """Passwords, PINs and codes told in ``text``.
-
-        Args:
-            text: the analysed text.
-            entities: the entities asked for.
-            nlp_artifacts: spaCy artifacts (unused).
-
-        Returns:
-            One result per value, spanning the value only.
-        """
-        if "PASSWORD" not in entities:
-            return []
+    def find(self, text: str) -> list[RecognizerResult]:
+        """Passwords, PINs and codes told in ``text``."""
         results: list[RecognizerResult] = []
         for regex, korean in ((_CRED_EN, False), (_CRED_KO, True)):
             for m in regex.finditer(text):
