@@ -653,6 +653,8 @@ def _needles_of(patterns: Sequence[Pattern]) -> tuple[LiteralSet, LiteralSet]:
     return LiteralSet(lower), LiteralSet(cased)
 
 
+#: nothing but blanks, sentence ends and JSON-escaped newlines ("\\n") before a request
+_BLANK_OPENING = re.compile(r"(?:\s|[.!?]|\\n)*")
 #: weak request patterns that count only when spliced after other content
 _SPLICE_ONLY = frozenset({"en.task.generation_request", "de.task.generation_request"})
 
@@ -666,7 +668,9 @@ def _spliced_requests(hits: list[_Hit], text: str) -> list[_Hit]:
     weak evidence of an attack and a common false alarm (a prompt log, a to-do item).
     """
     return [
-        h for h in hits if h.pattern not in _SPLICE_ONLY or text[: h.start].strip(" \t\r\n.!?\\n")
+        h
+        for h in hits
+        if h.pattern not in _SPLICE_ONLY or not _BLANK_OPENING.fullmatch(text, 0, h.start)
     ]
 
 
