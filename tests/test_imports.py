@@ -1,0 +1,158 @@
+"""Dependencies enforced: the import contracts hold and bite; simple commands stay light.
+
+* ``lint-imports`` (the contracts in ``pyproject.toml``, run by ``make lint``) passes on
+  this checkout, and fails on a copy of it into which a forbidden import was planted: a
+  detector that opens the store, a service that imports the CLI, an import cycle.
+* ``memaudit --help`` loads no store, settings or logging library; ``findings``,
+  ``memories list`` and ``summary`` load no detector engine, Presidio, spaCy or the
+  secrets scanners (the start-up cost is measured by ``benchmarks/startup_bench.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", str(root / "pyproject.toml")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_import_contracts_hold() -> None:
+    done = _lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_import_contracts_fail_on_a_forbidden_import(tmp_path: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("auditor", "dashboard"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=ignore)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+
+    def plant(module: str, line: str) -> None:
+        path = tmp_path / module
+        path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+
+    plant("auditor/detectors/expiry.py", "from auditor.store.db import Database  # planted")
+    plant("auditor/detectors/keyword.py", "import sqlalchemy  # planted")
+    plant("auditor/services.py", "from auditor import cli  # planted")
+    plant("auditor/accounts.py", "import dashboard.ui  # planted")
+    plant("dashboard/ui.py", "from auditor.store import models  # planted")
+    plant("auditor/keys.py", "from auditor import lifecycle  # planted: a cycle")
+
+    done = _lint_imports(tmp_path)
+    assert done.returncode != 0
+    out = " ".join(done.stdout.split())  # the report wraps long contract names
+    for name in (
+        "Detectors never touch the store or the database, not even through another module",
+        "Detectors never import a database library",
+        "Nothing imports the CLI",
+        "Nothing in the package imports the dashboard",
+        "The dashboard reaches the store through the access services, never by itself",
+        "No import cycle between the modules of a package",
+    ):
+        assert f"{name}" in out
+    summary = out[out.find("Contracts --------- ") : out.find("Broken contracts")]
+    assert "Contracts: 0 kept, 6 broken." in out, summary
+
+
+#: Loaded by a command that has nothing to scan: never.
+SCAN_ONLY = (
+    "presidio_analyzer",
+    "spacy",
+    "thinc",
+    "torch",
+    "detect_secrets",
+    "betterleaks",
+    "streamlit",
+    "auditor.engine",
+    "auditor.scan",
+    "auditor.judge",
+    "auditor.detectors.pii",
+    "auditor.detectors.secrets",
+    "auditor.detectors.injection",
+    "auditor.detectors.contradiction",
+)
+#: Not needed to print the help either.
+STORE_AND_SETTINGS = ("sqlalchemy", "alembic", "pydantic_settings", "structlog", "argon2")
+
+_PROBE = """
+import json, runpy, sys
+sys.argv = ["memaudit", *sys.argv[1:]]
+try:
+    runpy.run_module("auditor", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _loaded(args: list[str], db_url: str) -> set[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMAUDIT_")}
+    env["MEMAUDIT_DATABASE_URL"] = db_url
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] in (0, None), done.stderr[-2000:]
+    return set(report["modules"])
+
+
+def _hits(loaded: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in loaded if any(m == n or m.startswith(n + ".") for n in names))
+
+
+@pytest.fixture
+def store_url(tmp_path: Path, run_cli) -> str:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    assert run_cli("--database-url", url, "init").code == 0
+    return url
+
+
+def test_help_loads_neither_the_store_nor_the_detectors(store_url: str) -> None:
+    loaded = _loaded(["--help"], store_url)
+    assert _hits(loaded, SCAN_ONLY + STORE_AND_SETTINGS) == []
+
+
+@pytest.mark.parametrize("args", [["findings"], ["memories", "list"], ["summary"]])
+def test_listings_load_no_detector(args: list[str], store_url: str) -> None:
+    loaded = _loaded(args, store_url)
+    assert "sqlalchemy" in loaded  # it did read the store
+    assert _hits(loaded, SCAN_ONLY) == []
+
+
+def test_the_dashboards_services_load_no_scan_engine() -> None:
+    probe = (
+        "import json, sys\n"
+        "import auditor.access, auditor.access_erasure, auditor.access_sessions\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert _hits(set(json.loads(done.stdout)), SCAN_ONLY) == []
