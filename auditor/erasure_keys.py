@@ -34,8 +34,20 @@ from sqlalchemy import func, select
 from auditor.config import SECRET_FILE_NAME, sqlite_key_file
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent
+from auditor.store.subject_keys import (
+    MASTER_KEY_ENV,
+    encryption_disabled,
+    key_dir_for,
+    master_key_location,
+)
 
-__all__ = ["KeyOutcome", "ensure_audit_key", "key_file_for", "write_key_file"]
+__all__ = [
+    "KeyOutcome",
+    "ensure_audit_key",
+    "ensure_master_key",
+    "key_file_for",
+    "write_key_file",
+]
 
 
 @dataclass(frozen=True)
@@ -131,3 +143,60 @@ def ensure_audit_key(db: Database) -> KeyOutcome:
     key = write_key_file(path)
     db.settings.audit_hmac_key = SecretStr(key)
     return KeyOutcome("created", path, f"audit HMAC key: created {path} (0600); back it up")
+
+
+def ensure_master_key(db: Database) -> KeyOutcome:
+    """Create the master key of encryption at rest at ``init`` unless one is given.
+
+    Same places and rules as the audit HMAC key (``MEMAUDIT_MASTER_KEY``, the secrets
+    folder's ``memaudit_master_key``, or ``<database>.master-key`` beside a SQLite store;
+    0600, ``O_EXCL``), plus a key folder for the data keys per subject
+    (:mod:`auditor.store.subject_keys`). Off with ``MEMAUDIT_ENCRYPTION=off``. On success
+    the store's cipher is attached, so the rest of ``init`` (the demo) writes encrypted.
+
+    Args:
+        db: the store, its schema already created.
+
+    Returns:
+        What was done (``disabled``, ``configured``, ``existing``, ``created``,
+        ``no-location``).
+    """
+    url = db.url.render_as_string(hide_password=False)
+    if encryption_disabled():
+        return KeyOutcome("disabled", None, "encryption at rest: off (MEMAUDIT_ENCRYPTION=off)")
+    folder = key_dir_for(url)
+    if folder is None:
+        return KeyOutcome(
+            "no-location",
+            None,
+            "encryption at rest: off: a PostgreSQL store needs MEMAUDIT_KEY_DIR (a folder for "
+            "the subject keys, outside the database) and a master key; run init again",
+        )
+    path = master_key_location(url)
+    if os.environ.get(MASTER_KEY_ENV):
+        status, message = "configured", f"encryption at rest: on (keys in {folder})"
+    elif path is not None and path.exists():
+        os.chmod(path, 0o600)
+        status, message = "existing", f"encryption at rest: on, master key {path}"
+    elif path is None:
+        return KeyOutcome(
+            "no-location",
+            None,
+            "encryption at rest: off: set MEMAUDIT_MASTER_KEY or MEMAUDIT_SECRETS_DIR "
+            "and run init again",
+        )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_key_file(path)
+        status = "created"
+        message = (
+            f"encryption at rest: on, master key created {path} (0600); back it up apart "
+            "from the database: without it nothing encrypted can be read"
+        )
+    db.refresh_keystore()
+    from auditor.store.crypto_migrate import count_plain
+
+    clear = sum(count_plain(db).values())
+    if clear:
+        message += f"; {clear} rows are still in clear: run `memaudit encrypt-store`"
+    return KeyOutcome(status, path if status != "configured" else None, message)

@@ -32,6 +32,22 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _encryption_on(_clean_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every test store is encrypted at rest, as ``memaudit init`` makes new stores: a fresh
+    master key and a key folder per test. Opt out with ``MEMAUDIT_ENCRYPTION=off``."""
+    monkeypatch.setenv("MEMAUDIT_MASTER_KEY", os.urandom(32).hex())
+    monkeypatch.setenv("MEMAUDIT_KEY_DIR", str(tmp_path / "subject-keys"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sign_in_limits() -> None:
+    """Each test starts with empty sign-in rate windows (they live in the process)."""
+    from auditor import signin_limits
+
+    signin_limits.reset()
+
+
 def _pg_url() -> str:
     if not PG_URL:
         if REQUIRE_PG:

@@ -25,6 +25,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from auditor.config import Settings
 from auditor.errors import ConfigError, StoreError
+from auditor.store import crypto_events
+from auditor.store.crypto import FieldCipher
+from auditor.store.subject_keys import SubjectKeyStore, keystore_for_url
 
 __all__ = ["Database", "redact_url"]
 
@@ -88,6 +91,10 @@ class Database:
             raise ConfigError(f"cannot use database {redact_url(self.url)}: {exc}") from None
         if self.dialect == "sqlite":
             self._setup_sqlite(self.engine, settings.sqlite_busy_timeout_ms)
+        crypto_events.install()
+        self.keystore: SubjectKeyStore | None = None
+        self.cipher: FieldCipher | None = None
+        self.refresh_keystore()
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(
             self.engine.execution_options(memaudit_write=True), expire_on_commit=False
@@ -111,6 +118,17 @@ class Database:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
             else:
                 conn.exec_driver_sql("BEGIN")
+
+    def refresh_keystore(self) -> SubjectKeyStore | None:
+        """(Re)load the subject key store and attach its cipher to the engine's dialect.
+
+        Called at start and by ``init`` once it has created a master key. None: encryption
+        is off (``MEMAUDIT_ENCRYPTION=off``, or no master key / key folder).
+        """
+        self.keystore = keystore_for_url(self.url.render_as_string(hide_password=False))
+        self.cipher = FieldCipher(self.keystore) if self.keystore is not None else None
+        self.engine.dialect.memaudit_cipher = self.cipher  # type: ignore[attr-defined]
+        return self.keystore
 
     @property
     def display_url(self) -> str:

@@ -30,6 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from auditor.store.crypto import EncryptedText
 from auditor.store.types import JSONType, UTCDateTime, utcnow
 
 __all__ = [
@@ -136,12 +137,13 @@ class Memory(Base):
     namespace: Mapped[str] = mapped_column(String(256), default="default")
     kind: Mapped[str] = mapped_column(String(16), default=MemoryKind.SEMANTIC.value)
     category: Mapped[str] = mapped_column(String(64), default="note")
-    fact: Mapped[str] = mapped_column(Text)
+    #: Sealed per subject (:mod:`auditor.store.crypto`) when encryption is on.
+    fact: Mapped[str] = mapped_column(EncryptedText("memories.fact"))
     confidence: Mapped[float | None] = mapped_column(Float)
     source_type: Mapped[str | None] = mapped_column(String(32))
     source_session_id: Mapped[str | None] = mapped_column(String(256))
     source_turn: Mapped[int | None] = mapped_column(Integer)
-    source_uri: Mapped[str | None] = mapped_column(Text)
+    source_uri: Mapped[str | None] = mapped_column(EncryptedText("memories.source_uri"))
     trust_tier: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16), default=MemoryStatus.ACTIVE.value, index=True)
     #: Status before a quarantine / soft delete / expiry, for restore.
@@ -186,7 +188,7 @@ class Consent(Base):
     subject: Mapped[str] = mapped_column(String(256), index=True)
     category: Mapped[str] = mapped_column(String(64))
     granted_at: Mapped[datetime] = mapped_column(default=utcnow)
-    source: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str | None] = mapped_column(EncryptedText("consents.source"))
     revoked_at: Mapped[datetime | None]
 
     __table_args__ = (UniqueConstraint("subject", "category", "granted_at"),)
