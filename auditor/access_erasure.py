@@ -33,7 +33,7 @@ from auditor.access import OFFICER_ROLES, USER_ROLES, Denied, guard, require_rol
 from auditor.accounts import Actor
 from auditor.errors import InputError, NotFoundError
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.store.db import Database
 
 __all__ = [
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: Statuses of a request that still waits for a decision or for execution.
-_WAITING = (erasure.PENDING, erasure.APPROVED)
+_WAITING = (erasure.PENDING, erasure.APPROVED, *erasure.IN_FLIGHT)  # not done yet
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,8 @@ import json
 import os
 import shutil
 import sqlite3
-import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,21 +67,17 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from auditor import audit_log
-from auditor.erasure import (
-    EXECUTED,
-    RECEIPT_FORMAT,
-    _erase_in_session,
-    _identifying_values,
-    _purge_findings,
-    ledger_path,
-    read_ledger,
-    reclaim_storage,
-    verify_erasure,
-)
+from auditor.erasure_common import EXECUTED, IN_FLIGHT, RECEIPT_FORMAT
+from auditor.erasure_execute import erase_in_session as _erase_in_session
+from auditor.erasure_execute import purge_findings as _purge_findings
+from auditor.erasure_scratch import register, scratch_dir, sweep
+from auditor.erasure_storage import ledger_path, read_ledger, reclaim_storage, verify_erasure
+from auditor.erasure_values import identifying_values as _identifying_values
 from auditor.errors import InputError, StoreError
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.residue import Matcher
+from auditor.store.crypto import raw_select
 from auditor.store.db import Database
 from auditor.store.models import (
     AuditHead,
@@ -98,6 +93,16 @@ from auditor.store.types import UTCDateTime, utcnow
 __all__ = ["BACKUP_FORMAT", "BackupInfo", "RestoreReport", "backup", "restore"]
 
 log = structlog.get_logger(__name__)
+
+#: Called at step boundaries (``backup-written``, ``restore-materialised``): tests kill the
+#: process there to prove a killed backup or restore leaves no copy behind.
+crash_hook: Callable[[str], None] | None = None
+
+
+def _step(name: str) -> None:
+    if crash_hook is not None:
+        crash_hook(name)
+
 
 BACKUP_FORMAT = "memaudit-backup"
 FORMAT_VERSION = 1
@@ -270,16 +275,16 @@ def backup(
             "a SQLite-file backup needs a SQLite store; a PostgreSQL store is backed up as jsonl"
         )
     revision = db.current_revision() or ""
+    sweep(db)  # copies left by killed backups and restores
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
+    with register(db, tmp, purpose="backup"):  # the next run removes it if this one dies
         _new_private_file(tmp)
         if fmt == "sqlite":
             rows = _backup_sqlite(db, tmp)
         else:
             rows = _backup_jsonl(db, tmp, revision, gz=path.name.endswith(".gz"))
+        _step("backup-written")
         os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     sha = _file_sha256(path)
     info = BackupInfo(path, fmt, revision, rows, sha, path.stat().st_size)
     with db.write() as session:
@@ -354,7 +359,7 @@ def _backup_jsonl(db: Database, target: Path, revision: str, *, gz: bool) -> dic
                     cols = kinds[tbl.name]
                     n = 0
                     result = conn.execution_options(yield_per=_BATCH).execute(
-                        select(tbl).order_by(*tbl.primary_key.columns)
+                        raw_select(tbl).order_by(*tbl.primary_key.columns)  # ciphertext as is
                     )
                     for row in result.mappings():
                         emit({"t": tbl.name, "v": [_encode(row[c], k) for c, k in cols]})
@@ -516,6 +521,7 @@ def _materialise(db: Database, path: Path, work: Path) -> tuple[Database, str, s
     with path.open("rb") as fh:
         magic = fh.read(16)
     copy = work / "restore.db"
+    _new_private_file(copy)  # a full copy of personal data: 0600 before a byte is written
     if magic == SQLITE_MAGIC:
         shutil.copyfile(path, copy)
         try:
@@ -590,7 +596,7 @@ def _replace_all(session: Session, scratch: Database) -> dict[str, int]:
         for tbl in tables:
             n = 0
             batch: list[dict[str, Any]] = []
-            result = src.execution_options(yield_per=_BATCH).execute(select(tbl))
+            result = src.execution_options(yield_per=_BATCH).execute(raw_select(tbl))
             for row in result.mappings():
                 batch.append(dict(row))
                 if len(batch) >= _BATCH:
@@ -754,8 +760,12 @@ def restore(
     sha = _file_sha256(path)
     settings = db.settings
     key = audit_key(settings)
-    with tempfile.TemporaryDirectory(prefix="memaudit-restore-") as work:
+    sweep(db)  # copies left by killed backups and restores
+    work_dir = scratch_dir(db) / f"restore-{uuid.uuid4().hex[:12]}"
+    with register(db, work_dir, purpose="restore") as work:
+        work.mkdir(mode=0o700, parents=True)
         scratch, fmt, revision = _materialise(db, path, Path(work))
+        _step("restore-materialised")
         report = RestoreReport(path, fmt, revision, sha, ledger_entries=len(entries))
         reapplied: list[tuple[str, set[str], dict[str, Any]]] = []
         try:
@@ -777,6 +787,14 @@ def restore(
                         )
                     )
                 }
+                # an erasure interrupted before its delete committed (no tombstone yet, no
+                # ledger file on PostgreSQL by default) is re-applied too; the queue resumes it
+                for d, rid in session.execute(
+                    select(ErasureRequest.subject_digest, ErasureRequest.id).where(
+                        ErasureRequest.status.in_(IN_FLIGHT)
+                    )
+                ):
+                    erased.setdefault(d, rid)
                 for subject in sorted(_restored_subjects(session)):
                     digest = subject_digest(subject, key)
                     if digest not in erased:

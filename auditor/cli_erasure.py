@@ -11,21 +11,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
+from auditor.cli_context import Ctx
 from auditor.erasure_files import write_private
 from auditor.errors import InputError
 from auditor.exitcodes import ExitCode
+from auditor.terminal import echo
 
 __all__ = ["register_erasure_commands"]
-
-
-class _Ctx(Protocol):
-    """What the commands need of :class:`auditor.cli.Ctx` (no import cycle)."""
-
-    def db(self, *, require_schema: bool = True) -> Any: ...
 
 
 def _json(data: Any) -> None:
@@ -45,35 +41,35 @@ def _print_verification(data: dict[str, Any]) -> None:
     label = f"subject#{data['subject_digest'][:16]}"
     searched = data["searched"]
     if data["ok"]:
-        click.echo(
+        echo(
             f"erasure of {label} verified: nothing found in {searched['tables']} tables "
             f"({searched['columns']} columns), {searched['files']} files; receipt of request "
             f"{(data.get('receipt') or {}).get('request_id')} verified"
         )
         return
-    click.echo(f"erasure of {label} NOT verified:")
+    echo(f"erasure of {label} NOT verified:")
     for hit in data["hits"]:
-        click.echo(f"  found in {hit['place']}: {hit['kind']} ({hit['count']})")
+        echo(f"  found in {hit['place']}: {hit['kind']} ({hit['count']})")
     for place in data["unsearchable"]:
-        click.echo(f"  could not search {place}")
+        echo(f"  could not search {place}")
     for reason in data.get("incomplete", []):
-        click.echo(f"  incomplete: {reason}")
+        echo(f"  incomplete: {reason}")
 
 
 def _receipt_exit(receipt: Any) -> None:
     """Exit 1 unless the receipt is verified; a subject that held nothing exits 0."""
     verdict = receipt.verdict
     if receipt.ok:
-        click.echo(f"erasure verified (request {receipt.request_id})", err=True)
+        echo(f"erasure verified (request {receipt.request_id})", err=True)
         return
     if receipt.nothing_held:
-        click.echo(
+        echo(
             f"nothing was held for this subject (erased before); request {receipt.request_id} "
             "searched for its id only",
             err=True,
         )
         return
-    click.echo(f"erasure {verdict}: see the receipt's stores (found, may_hold)", err=True)
+    echo(f"erasure {verdict}: see the receipt's stores (found, may_hold)", err=True)
     sys.exit(ExitCode.CHECK_FAILED)
 
 
@@ -84,6 +80,11 @@ _log_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="A log file to search too (repeatable).",
 )
+
+
+def _progress(line: str) -> None:
+    """A long erasure reports each step on stderr (no personal data: counts and states)."""
+    echo(line, err=True)
 
 
 def register_erasure_commands(cli: click.Group) -> None:
@@ -102,7 +103,7 @@ def register_erasure_commands(cli: click.Group) -> None:
     @_log_option
     @pass_ctx
     def erase(
-        c: _Ctx, subject: str, actor: str, reason: str | None, yes: bool, logs: tuple[Path, ...]
+        c: Ctx, subject: str, actor: str, reason: str | None, yes: bool, logs: tuple[Path, ...]
     ) -> None:
         """Erase every copy of SUBJECT's data now; print the receipt (exit 1: not verified)."""
         from auditor.erasure import erase_subject
@@ -111,7 +112,9 @@ def register_erasure_commands(cli: click.Group) -> None:
         db = c.db()
         resolve_subject(db, subject, what="SUBJECT")  # before asking: a typo is refused
         _confirm(yes, "Erase every memory, consent and finding of this subject for good?")
-        receipt = erase_subject(db, subject, actor=actor, reason=reason, log_paths=logs)
+        receipt = erase_subject(
+            db, subject, actor=actor, reason=reason, log_paths=logs, progress=_progress
+        )
         _json(receipt.as_dict())
         _receipt_exit(receipt)
 
@@ -120,7 +123,7 @@ def register_erasure_commands(cli: click.Group) -> None:
     @_log_option
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @pass_ctx
-    def verify_erasure_cmd(c: _Ctx, subject: str, logs: tuple[Path, ...], as_json: bool) -> None:
+    def verify_erasure_cmd(c: Ctx, subject: str, logs: tuple[Path, ...], as_json: bool) -> None:
         """Prove nothing of SUBJECT remains: every table, index, log (exit 1 if found or if
         the proof is incomplete)."""
         from auditor.erasure_verify import verify_subject
@@ -142,7 +145,10 @@ def register_erasure_commands(cli: click.Group) -> None:
         "--status",
         default="all",
         show_default=True,
-        type=click.Choice(["pending", "approved", "rejected", "executed", "all"]),
+        type=click.Choice(
+            ["pending", "approved", "deleting", "deleted", "verifying", "rejected", "executed"]
+            + ["all"]
+        ),
     )
     @click.option(
         "--show-subject",
@@ -153,7 +159,7 @@ def register_erasure_commands(cli: click.Group) -> None:
         "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
     )
     @pass_ctx
-    def erasure_list(c: _Ctx, status: str, show_subject: bool, fmt: str) -> None:
+    def erasure_list(c: Ctx, status: str, show_subject: bool, fmt: str) -> None:
         """List erasure requests, newest first."""
         from auditor.erasure import list_requests
 
@@ -166,12 +172,12 @@ def register_erasure_commands(cli: click.Group) -> None:
         for r in rows:
             who = f" {r['subject']}" if show_subject and r.get("subject") else ""
             verified = "" if r["verified"] is None else f" verified={r['verified']}"
-            click.echo(
+            echo(
                 f"{r['request_id']:>5}  {r['status']:<9} subject#{r['subject_digest'][:16]}{who}"
                 f"  by {r['requested_by']}  {r['requested_at']}{verified}"
             )
         if not rows:
-            click.echo("no erasure requests", err=True)
+            echo("no erasure requests", err=True)
 
     @erasure_group.command("request")
     @click.argument("subject")
@@ -184,7 +190,7 @@ def register_erasure_commands(cli: click.Group) -> None:
     @click.option("--reason", default=None, help="Why (kept; no personal data please).")
     @pass_ctx
     def erasure_request(
-        c: _Ctx, subject: str, actor: str, user_initiated: bool, reason: str | None
+        c: Ctx, subject: str, actor: str, user_initiated: bool, reason: str | None
     ) -> None:
         """Record an erasure request (executed now unless it must wait for approval)."""
         from auditor.erasure import Receipt, get_receipt, list_requests, request_erasure
@@ -199,7 +205,7 @@ def register_erasure_commands(cli: click.Group) -> None:
             _json(receipt.as_dict())
             _receipt_exit(receipt)
             return
-        click.echo(f"erasure request {request_id}: {status} (an officer approves it)")
+        echo(f"erasure request {request_id}: {status} (an officer approves it)")
 
     @erasure_group.command("approve")
     @click.argument("request_id", type=int)
@@ -208,15 +214,38 @@ def register_erasure_commands(cli: click.Group) -> None:
     @_log_option
     @pass_ctx
     def erasure_approve(
-        c: _Ctx, request_id: int, actor: str, execute: bool, logs: tuple[Path, ...]
+        c: Ctx, request_id: int, actor: str, execute: bool, logs: tuple[Path, ...]
     ) -> None:
         """Approve a pending request (the daemon's erasure_queue job executes it)."""
         from auditor.erasure import approve_erasure
 
-        receipt = approve_erasure(c.db(), request_id, actor=actor, execute=execute, log_paths=logs)
+        receipt = approve_erasure(
+            c.db(), request_id, actor=actor, execute=execute, log_paths=logs, progress=_progress
+        )
         if receipt is None:
-            click.echo(f"erasure request {request_id}: approved")
+            echo(f"erasure request {request_id}: approved")
             return
+        _json(receipt.as_dict())
+        _receipt_exit(receipt)
+
+    @erasure_group.command("resume")
+    @click.argument("request_id", type=int, required=False)
+    @click.option("--by", "actor", default="memaudit-cli", show_default=True, help="Who resumes.")
+    @click.option(
+        "--force",
+        is_flag=True,
+        help="Resume although its lease has not expired (the process that held it is gone).",
+    )
+    @pass_ctx
+    def erasure_resume(c: Ctx, request_id: int | None, actor: str, force: bool) -> None:
+        """Resume an interrupted erasure (deleting, deleted, verifying); none: the queue."""
+        from auditor.erasure import resume_erasure, run_queue
+
+        db = c.db()
+        if request_id is None:
+            _json(run_queue(db, actor=actor, progress=_progress))
+            return
+        receipt = resume_erasure(db, request_id, executed_by=actor, force=force, progress=_progress)
         _json(receipt.as_dict())
         _receipt_exit(receipt)
 
@@ -225,12 +254,12 @@ def register_erasure_commands(cli: click.Group) -> None:
     @click.option("--by", "actor", required=True, help="The officer.")
     @click.option("--reason", default=None, help="Why (kept; no personal data please).")
     @pass_ctx
-    def erasure_reject(c: _Ctx, request_id: int, actor: str, reason: str | None) -> None:
+    def erasure_reject(c: Ctx, request_id: int, actor: str, reason: str | None) -> None:
         """Reject a waiting request (its subject id is cleared from the store)."""
         from auditor.erasure import reject_erasure
 
         reject_erasure(c.db(), request_id, actor=actor, reason=reason)
-        click.echo(f"erasure request {request_id}: rejected")
+        echo(f"erasure request {request_id}: rejected")
 
     @erasure_group.command("receipt")
     @click.argument("request_id", type=int)
@@ -242,7 +271,7 @@ def register_erasure_commands(cli: click.Group) -> None:
         help="Write the receipt to FILE (a download).",
     )
     @pass_ctx
-    def erasure_receipt(c: _Ctx, request_id: int, output: Path | None) -> None:
+    def erasure_receipt(c: Ctx, request_id: int, output: Path | None) -> None:
         """Print (or save) the receipt of a request, and check its hash."""
         from auditor.erasure import get_receipt, verify_receipt
 
@@ -257,7 +286,7 @@ def register_erasure_commands(cli: click.Group) -> None:
         write_private(
             output, json.dumps(receipt, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
         )
-        click.echo(f"wrote the receipt of erasure request {request_id} to {output}", err=True)
+        echo(f"wrote the receipt of erasure request {request_id} to {output}", err=True)
 
     @cli.command("backup")
     @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
@@ -272,7 +301,7 @@ def register_erasure_commands(cli: click.Group) -> None:
     @click.option("--force", is_flag=True, help="Replace an existing file.")
     @click.option("--by", "actor", default="memaudit", show_default=True, help="Audit actor.")
     @pass_ctx
-    def backup_cmd(c: _Ctx, path: Path, fmt: str, force: bool, actor: str) -> None:
+    def backup_cmd(c: Ctx, path: Path, fmt: str, force: bool, actor: str) -> None:
         """Write a consistent backup of the store to PATH (it holds personal data: 0600)."""
         from auditor.backup import backup
 
@@ -291,7 +320,7 @@ def register_erasure_commands(cli: click.Group) -> None:
     )
     @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
     @pass_ctx
-    def restore_cmd(c: _Ctx, path: Path, actor: str, ledgers: tuple[Path, ...], yes: bool) -> None:
+    def restore_cmd(c: Ctx, path: Path, actor: str, ledgers: tuple[Path, ...], yes: bool) -> None:
         """Replace the store by a backup, then re-apply every erasure made since."""
         from auditor.backup import restore
 

@@ -26,12 +26,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Text, cast, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from auditor import audit_log
 from auditor.errors import AuditChainError
-from auditor.residue import REDACTED, Matcher, redact_json
+from auditor.residue import REDACTED, Matcher, matching_rows, redact_json
 from auditor.store.models import AuditEvent, Principal
 
 __all__ = ["AuditScope", "redact_subject_events"]
@@ -72,12 +72,11 @@ def _candidates(session: Session, scope: AuditScope) -> set[int]:
     own_actors = sorted({scope.subject, *scope.usernames})
     seqs.update(session.scalars(select(AuditEvent.seq).where(AuditEvent.actor.in_(own_actors))))
     own_ids = {scope.subject, scope.digest, *scope.memory_ids, *scope.usernames}
-    targets = Matcher(sorted(own_ids))
-    for condition in targets.conditions(cast(AuditEvent.target_ids, Text)):
-        seqs.update(session.scalars(select(AuditEvent.seq).where(condition)))
+    targets = Matcher(sorted(own_ids))  # one pass over the column for many memory ids
+    seq = [AuditEvent.seq]
+    seqs.update(int(k[0]) for k, _v in matching_rows(session, seq, AuditEvent.target_ids, targets))
     for col in (AuditEvent.actor, AuditEvent.target_ids, AuditEvent.details):
-        for condition in scope.id_matcher.conditions(cast(col, Text)):
-            seqs.update(session.scalars(select(AuditEvent.seq).where(condition)))
+        seqs.update(int(k[0]) for k, _v in matching_rows(session, seq, col, scope.id_matcher))
     return seqs
 
 

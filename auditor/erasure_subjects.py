@@ -31,12 +31,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import ahocorasick
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from auditor.errors import InputError
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.store.db import Database
 from auditor.store.models import Consent, ErasureRequest, Memory, Principal, Tombstone
 
@@ -56,7 +57,10 @@ SUBJECT_FORM = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}:[^\s\x00-\x1f\x7f]+$")
 _MAX_CHARS = 256
 _SUGGESTIONS = 3
 _CUTOFF = 0.75
-_WAITING = ("pending", "approved")
+#: Requests that still hold the subject id in clear (waiting, or in flight).
+_WAITING = ("pending", "approved", "deleting", "deleted", "verifying")
+#: Up to this many needles, plain substring tests beat building an automaton.
+_FEW_NEEDLES = 32
 
 
 def _shown(value: str) -> str:
@@ -280,4 +284,16 @@ def other_identifiers(session: Session, subject: str, needles: Iterable[str]) ->
         )
     )
     pool.discard(subject)
-    return {p for p in pool if p and any(n in p.lower() and n != p.lower() for n in lowered)}
+    if len(lowered) <= _FEW_NEEDLES:
+        return {p for p in pool if p and any(n in p.lower() and n != p.lower() for n in lowered)}
+    # many needles (an erasure's values): one automaton pass per identifier
+    auto = ahocorasick.Automaton()
+    for n in set(lowered):
+        auto.add_word(n, n)
+    auto.make_automaton()
+    out = set()
+    for p in pool:
+        low = p.lower() if p else ""
+        if low and any(n != low for _end, n in auto.iter(low)):
+            out.add(p)
+    return out

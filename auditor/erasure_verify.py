@@ -27,7 +27,7 @@ from auditor.erasure import EXECUTED, Receipt, verify_erasure
 from auditor.erasure_receipts import VERDICT_NOTHING_HELD
 from auditor.erasure_subjects import resolve_subject
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.store.db import Database
 from auditor.store.models import ErasureRequest
 

@@ -8,22 +8,28 @@ JSON escapes it (``json.dumps`` with and without ``ensure_ascii``: SQLite's JSON
 hold ``\\uXXXX`` escapes, PostgreSQL's ``jsonb::text`` holds the characters).
 
 Matching is case-insensitive and respects word boundaries where the needle starts or ends
-with a word character (``user:al`` does not match ``user:alice``). SQL does a cheap,
-wider pre-filter (``ILIKE`` on a prefix of each form, bound parameters, escaped); Python
-confirms every candidate with the exact rule. Results name places and count rows; they
-never carry the values found.
+with a word character (``user:al`` does not match ``user:alice``). Every form of every
+needle goes into one Aho-Corasick automaton (``pyahocorasick``), so a text, a row or a
+file is searched in one pass however many needles there are (an erasure of a subject with
+10,000 memories has tens of thousands). With few needles (a subject id alone) SQL does a
+cheap, wider pre-filter first (``ILIKE`` on a prefix of each form, bound parameters,
+escaped); with many, a table is read once in a streaming pass (:func:`search_database`,
+:func:`matching_rows`). Python confirms every candidate with the exact rule, so both
+paths find the same rows. Cost: linear in the rows and text searched, not rows times
+needles. Results name places and count rows; they never carry the values found.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
-import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import ahocorasick
 from sqlalchemy import (
     Boolean,
     Column,
@@ -44,14 +50,20 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.exc import SAWarning, SQLAlchemyError
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.types import Integer, TypeEngine, _Binary
+from sqlalchemy.types import Integer, String, TypeDecorator, TypeEngine, _Binary
+
+from auditor.store.crypto import EncryptedText
+from auditor.store.subject_keys import KeyStoreError
 
 __all__ = [
     "REDACTED",
     "Hit",
     "Matcher",
     "SearchReport",
+    "Span",
+    "matching_rows",
     "needle_forms",
     "redact_json",
     "search_database",
@@ -65,6 +77,8 @@ _TERMS_PER_QUERY = 100
 #: The SQL pre-filter matches on this prefix of a form (SQLite limits LIKE patterns to 50 KB).
 _PREFILTER_CHARS = 400
 _FILE_CHUNK = 4 * 1024 * 1024
+#: Rows fetched per round trip in a streaming pass.
+_BATCH_ROWS = 2000
 _SKIPPED_TYPES: tuple[type[TypeEngine[Any]], ...] = (
     Integer,
     Numeric,
@@ -100,31 +114,95 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def _text_pattern(form: str) -> str:
-    head = r"(?<!\w)" if _is_word(form[0]) else ""
-    tail = r"(?!\w)" if _is_word(form[-1]) else ""
-    return head + re.escape(form) + tail
+def _is_word_byte(ch: str) -> bool:
+    """A word character of raw bytes (as latin-1 text): ASCII letters, digits, ``_``."""
+    return ch < "\x80" and (ch.isalnum() or ch == "_")
 
 
-def _bytes_pattern(form: str) -> bytes:
-    data = form.encode("utf-8")
-    head = rb"(?<![A-Za-z0-9_])" if _is_word(form[0]) else b""
-    tail = rb"(?![A-Za-z0-9_])" if _is_word(form[-1]) else b""
-    return head + re.escape(data) + tail
+@dataclass(frozen=True)
+class Span:
+    """Where a needle occurs in a text or in raw bytes (the value itself is not kept)."""
+
+    begin: int
+    finish: int
+
+    def start(self) -> int:
+        """First offset of the match (as ``re.Match.start``)."""
+        return self.begin
+
+    def end(self) -> int:
+        """Offset just past the match (as ``re.Match.end``)."""
+        return self.finish
 
 
-def _outside(
-    found: Iterator[re.Match[Any]], excluded: Iterator[re.Match[Any]]
-) -> Iterator[re.Match[Any]]:
-    """The matches of ``found`` that do not lie inside a match of ``excluded``."""
-    spans = [(m.start(), m.end()) for m in excluded]
-    for m in found:
-        if not any(a <= m.start() and m.end() <= b for a, b in spans):
-            yield m
+class _Automaton:
+    """An Aho-Corasick automaton over lowered keys: every occurrence in one pass.
+
+    Each key carries a payload (which needle, whether its ends must sit on a word
+    boundary). :meth:`spans` keeps the occurrences whose boundaries hold and, like a
+    regular-expression alternation, the leftmost and then longest of overlapping ones.
+    """
+
+    def __init__(self, keys: dict[str, tuple[int, bool, bool]], *, latin: bool) -> None:
+        self._auto: Any = None
+        self._word = _is_word_byte if latin else _is_word
+        if keys:
+            auto = ahocorasick.Automaton()
+            for key, (index, head, tail) in keys.items():
+                auto.add_word(key, (len(key), index, head, tail))
+            auto.make_automaton()
+            self._auto = auto
+
+    def __bool__(self) -> bool:
+        return self._auto is not None
+
+    def raw(self, hay: str) -> Iterator[tuple[int, int, int]]:
+        """(start, end, needle index) of every occurrence whose word boundaries hold."""
+        if self._auto is None:
+            return
+        word = self._word
+        size = len(hay)
+        for last, (length, index, head, tail) in self._auto.iter(hay):
+            start = last - length + 1
+            if head and start > 0 and word(hay[start - 1]):
+                continue
+            if tail and last + 1 < size and word(hay[last + 1]):
+                continue
+            yield start, last + 1, index
+
+    def spans(self, hay: str) -> list[tuple[int, int, int]]:
+        """Non-overlapping occurrences, leftmost first and longest at each start."""
+        found = sorted(self.raw(hay), key=lambda m: (m[0], m[0] - m[1]))
+        out: list[tuple[int, int, int]] = []
+        edge = -1
+        for m in found:
+            if m[0] >= edge:
+                out.append(m)
+                edge = m[1]
+        return out
+
+
+def _inside(
+    spans: list[tuple[int, int, int]], ex: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]]:
+    """The spans that do not lie inside an excluded span."""
+    if not ex:
+        return spans
+    return [m for m in spans if not any(a <= m[0] and m[1] <= b for a, b, _i in ex)]
+
+
+def _bytes_text(data: bytes) -> str:
+    """Raw bytes as text for the automaton: ASCII case folded, one character per byte."""
+    return data.lower().decode("latin-1")
 
 
 class Matcher:
     """Case-insensitive, word-bounded matching of needles in any of their stored forms.
+
+    All forms of all needles go into one Aho-Corasick automaton (``pyahocorasick``), so a
+    text is searched in one pass whatever the number of needles: an erasure of a subject
+    with 10,000 memories searches each value once for its tens of thousands of forms.
+    Text is matched on its lowered form; raw bytes ASCII case-insensitively.
 
     Args:
         needles: the strings to find (empty ones are ignored).
@@ -136,35 +214,28 @@ class Matcher:
 
     def __init__(self, needles: Iterable[str], *, exclude: Iterable[str] = ()) -> None:
         self.needles: tuple[str, ...] = tuple(sorted({n for n in needles if n and n.strip()}))
-        forms = {f for n in self.needles for f in needle_forms(n)}
-        self.forms: tuple[str, ...] = tuple(sorted(forms, key=lambda f: (-len(f), f)))
-        self._text = (
-            re.compile("|".join(_text_pattern(f) for f in self.forms), re.IGNORECASE)
-            if self.forms
-            else None
-        )
-        self._bytes = (
-            re.compile(b"|".join(_bytes_pattern(f) for f in self.forms), re.IGNORECASE)
-            if self.forms
-            else None
-        )
+        by_form: dict[str, int] = {}
+        for index, needle in enumerate(self.needles):
+            for form in needle_forms(needle):
+                by_form.setdefault(form, index)
+        self.forms: tuple[str, ...] = tuple(sorted(by_form, key=lambda f: (-len(f), f)))
+        text_keys: dict[str, tuple[int, bool, bool]] = {}
+        byte_keys: dict[str, tuple[int, bool, bool]] = {}
+        for form, index in by_form.items():
+            ends = (index, _is_word(form[0]), _is_word(form[-1]))
+            text_keys.setdefault(form.lower(), ends)
+            byte_keys.setdefault(_bytes_text(form.encode("utf-8")), ends)
+        self._text = _Automaton(text_keys, latin=False)
+        self._bytes = _Automaton(byte_keys, latin=True)
         lowered = {n.lower() for n in self.needles}
         self.exclude: tuple[str, ...] = tuple(
             sorted({e for e in exclude if e and e.strip() and e.lower() not in lowered})
         )
-        ex_forms = sorted(
-            {f for e in self.exclude for f in needle_forms(e)}, key=lambda f: (-len(f), f)
-        )
+        ex_forms = {f for e in self.exclude for f in needle_forms(e)}
         # no boundaries: in raw bytes a field runs into the next one ("daniel.opsOps")
-        self._ex_text = (
-            re.compile("|".join(re.escape(f) for f in ex_forms), re.IGNORECASE)
-            if ex_forms
-            else None
-        )
-        self._ex_bytes = (
-            re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ex_forms), re.IGNORECASE)
-            if ex_forms
-            else None
+        self._ex_text = _Automaton({f.lower(): (0, False, False) for f in ex_forms}, latin=False)
+        self._ex_bytes = _Automaton(
+            {_bytes_text(f.encode("utf-8")): (0, False, False) for f in ex_forms}, latin=True
         )
         self.max_form_bytes = max(
             (len(f.encode("utf-8")) for f in (*self.forms, *ex_forms)), default=0
@@ -172,6 +243,13 @@ class Matcher:
 
     def __bool__(self) -> bool:
         return bool(self.needles)
+
+    def _found(self, value: str, *, overlapping: bool) -> list[tuple[int, int, int]]:
+        hay = value.lower()
+        found = list(self._text.raw(hay)) if overlapping else self._text.spans(hay)
+        if found and self._ex_text:
+            found = _inside(found, list(self._ex_text.raw(hay)))
+        return found
 
     def search(self, value: str) -> bool:
         """Whether ``value`` holds a needle.
@@ -183,30 +261,54 @@ class Matcher:
             True when one of the forms occurs (case-insensitive, word-bounded) outside the
             occurrences of the excluded identifiers.
         """
-        if self._text is None:
+        if not self._text:
             return False
-        if self._ex_text is None:
-            return self._text.search(value) is not None
-        return (
-            next(_outside(self._text.finditer(value), self._ex_text.finditer(value)), None)
-            is not None
-        )
+        return bool(self._found(value, overlapping=True))
 
-    def finditer_bytes(self, data: bytes) -> Iterator[re.Match[bytes]]:
+    def found_needles(self, value: str) -> set[str]:
+        """The needles that occur in ``value`` (same rule as :meth:`search`).
+
+        Args:
+            value: any text.
+
+        Returns:
+            The needles found (the caller's own values: keep them in memory only).
+        """
+        if not self._text:
+            return set()
+        return {self.needles[i] for _s, _e, i in self._found(value, overlapping=True)}
+
+    def offsets(self, value: str) -> list[int]:
+        """Where needles start in ``value`` (same rule as :meth:`search`; lowered text).
+
+        Args:
+            value: any text (offsets refer to ``value.lower()``, which has the same length
+                for the scripts memaudit stores but not for every character).
+
+        Returns:
+            The start offsets of the matches.
+        """
+        if not self._text:
+            return []
+        return [begin for begin, _e, _i in self._found(value, overlapping=True)]
+
+    def finditer_bytes(self, data: bytes) -> Iterator[Span]:
         """Matches of the needles (UTF-8) in raw bytes.
 
         Args:
             data: bytes to search.
 
         Returns:
-            An iterator of matches (ASCII case-insensitive), those inside an occurrence of an
-            excluded identifier left out.
+            An iterator of spans (ASCII case-insensitive, leftmost-longest, not
+            overlapping), those inside an occurrence of an excluded identifier left out.
         """
-        if self._bytes is None:
+        if not self._bytes:
             return iter(())
-        if self._ex_bytes is None:
-            return self._bytes.finditer(data)
-        return _outside(self._bytes.finditer(data), self._ex_bytes.finditer(data))
+        hay = _bytes_text(data)
+        found = self._bytes.spans(hay)
+        if found and self._ex_bytes:
+            found = _inside(found, list(self._ex_bytes.raw(hay)))
+        return iter([Span(a, b) for a, b, _i in found])
 
     def search_any(self, value: Any) -> bool:
         """Whether a stored value (text, bytes, JSON-like) holds a needle.
@@ -225,6 +327,15 @@ class Matcher:
             return self.search(value)
         return self.search(json.dumps(value, ensure_ascii=False, default=str))
 
+    @property
+    def prefilterable(self) -> bool:
+        """Whether one SQL pre-filter query per column covers every form (few needles).
+
+        With more forms, a single pass reading the column and matching here is cheaper
+        than one ``ILIKE`` query per 100 forms (see :func:`matching_rows`).
+        """
+        return len(self.forms) <= _TERMS_PER_QUERY
+
     def conditions(self, expr: ColumnElement[Any]) -> Iterator[ColumnElement[bool]]:
         """SQL pre-filters on ``expr``: each ORs up to 100 escaped, bound ``ILIKE`` terms.
 
@@ -238,6 +349,74 @@ class Matcher:
         for start in range(0, len(prefixes), _TERMS_PER_QUERY):
             chunk = prefixes[start : start + _TERMS_PER_QUERY]
             yield or_(*(expr.icontains(p, autoescape=True) for p in chunk))
+
+
+def _decoded(col: Any) -> bool:
+    """A text column whose stored form is not its text (a type decorator, e.g. encryption)."""
+    type_ = getattr(col, "type", None)
+    return isinstance(type_, TypeDecorator) and isinstance(getattr(type_, "impl", None), String)
+
+
+def matching_rows(
+    conn: Connection | Session,
+    keys: Sequence[Any],
+    col: Any,
+    matcher: Matcher,
+    *,
+    where: ColumnElement[bool] | None = None,
+    prefilter: bool | None = None,
+) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Rows whose ``col`` (cast to text) holds a needle: (key values, the column's value).
+
+    Few needles: one SQL pre-filter per 100 forms, confirmed here. Many needles (an
+    erasure's values): one streaming pass over the column, matched by the automaton, so
+    the cost grows with the rows and the text, not with rows times needles. A column whose
+    type decodes its stored form (an encrypted column) is always read in a streaming pass
+    and matched on its decoded text.
+
+    Args:
+        conn: a connection or session.
+        keys: the columns that identify a row (a primary key).
+        col: the column to search.
+        matcher: what to look for.
+        where: an extra condition on the rows.
+        prefilter: force the SQL pre-filter (True) or the streaming pass (False); None
+            chooses by the number of forms.
+
+    Returns:
+        An iterator of (keys, value) for the rows that match, each row once.
+    """
+    if not matcher:
+        return
+    if _decoded(col):  # e.g. an encrypted column: only Python sees its text
+        stream = select(*keys, col).execution_options(yield_per=_BATCH_ROWS)
+        if where is not None:
+            stream = stream.where(where)
+        for row in conn.execute(stream):
+            value = row[-1]
+            if value is not None and matcher.search_any(value):
+                yield tuple(row[:-1]), value
+        return
+    expr = _as_text(col)
+    if isinstance(getattr(col, "type", None), EncryptedText):
+        prefilter = False  # SQL cannot see into ciphertext: decrypt and match here
+    base = select(*keys, expr)
+    if where is not None:
+        base = base.where(where)
+    if matcher.prefilterable if prefilter is None else prefilter:
+        seen: set[tuple[Any, ...]] = set()
+        for condition in matcher.conditions(expr):
+            for row in conn.execute(base.where(condition)):
+                key = tuple(row[:-1])
+                if key in seen or row[-1] is None or not matcher.search(str(row[-1])):
+                    continue
+                seen.add(key)
+                yield key, row[-1]
+        return
+    stream = base.where(expr.is_not(None)).execution_options(yield_per=_BATCH_ROWS)
+    for row in conn.execute(stream):
+        if matcher.search(str(row[-1])):
+            yield tuple(row[:-1]), row[-1]
 
 
 def redact_json(value: Any, matcher: Matcher, replacement: str = REDACTED) -> tuple[Any, bool]:
@@ -301,6 +480,23 @@ class SearchReport:
             self.hits.append(Hit(place, kind, count))
 
 
+def _as_text(col: Any) -> Any:
+    """A column as text: cast, except an encrypted column, read through its type (decrypted)."""
+    return col if isinstance(getattr(col, "type", None), EncryptedText) else cast(col, Text)
+
+
+def _decrypting(table: Table) -> Table:
+    """Give a reflected table's encrypted columns their type, so searches see clear text."""
+    from auditor.store.models import Base
+
+    model = Base.metadata.tables.get(table.name)
+    for col in table.columns:
+        if model is not None and col.name in model.c:
+            if isinstance(model.c[col.name].type, EncryptedText):
+                col.type = model.c[col.name].type
+    return table
+
+
 def _mode(type_: TypeEngine[Any]) -> str:
     if isinstance(type_, (LargeBinary, _Binary)):
         return "bytes"
@@ -313,38 +509,57 @@ def _search_table(
     conn: Connection, table: Table, matchers: dict[str, Matcher], report: SearchReport
 ) -> None:
     pk = list(table.primary_key.columns)
-    for col in table.columns:
-        mode = _mode(col.type)
-        if mode == "skip":
-            continue
-        report.columns += 1
+    modes = [(col, _mode(col.type)) for col in table.columns]
+    text_cols = [col for col, mode in modes if mode == "text"]
+    byte_cols = [col for col, mode in modes if mode == "bytes"]
+    report.columns += len(text_cols) + len(byte_cols)
+    active = {kind: m for kind, m in matchers.items() if m}
+    for col in byte_cols:
+        for kind, matcher in active.items():
+            report.add(
+                f"table {table.name}.{col.name}", kind, _count_bytes_column(conn, col, matcher)
+            )
+    if not active or not text_cols:
+        return
+    if pk and all(m.prefilterable for m in active.values()):
+        for col in text_cols:  # few needles: the database filters, one query per column
+            for kind, matcher in active.items():
+                count = sum(1 for _ in matching_rows(conn, pk, col, matcher, prefilter=True))
+                report.add(f"table {table.name}.{col.name}", kind, count)
+        return
+    _pass_table(conn, table.name, text_cols, active, report)
+
+
+def _pass_table(
+    conn: Connection,
+    name: str,
+    cols: list[Column[Any]],
+    matchers: dict[str, Matcher],
+    report: SearchReport,
+) -> None:
+    """One streaming pass over a table's text columns; each row is matched once per kind.
+
+    A row's values are joined with NUL (no needle holds one, and it is not a word
+    character) and searched in one automaton pass; a match is credited to the column it
+    lies in. Counts are rows per column, as with the pre-filter.
+    """
+    counts: dict[tuple[str, str], int] = {}
+    stream = select(*(_as_text(c) for c in cols)).execution_options(yield_per=_BATCH_ROWS)
+    for row in conn.execute(stream):
+        parts = ["" if v is None else str(v).lower() for v in row]  # offsets of lowered text
+        starts: list[int] = []
+        offset = 0
+        for part in parts:
+            starts.append(offset)
+            offset += len(part) + 1
+        hay = "\x00".join(parts)
         for kind, matcher in matchers.items():
-            if not matcher:
-                continue
-            if mode == "bytes":
-                count = _count_bytes_column(conn, col, matcher)
-            else:
-                count = _count_text_column(conn, col, pk, matcher)
-            report.add(f"table {table.name}.{col.name}", kind, count)
-
-
-def _count_text_column(
-    conn: Connection, col: Column[Any], pk: list[Column[Any]], matcher: Matcher
-) -> int:
-    expr = cast(col, Text)
-    seen: set[tuple[Any, ...]] = set()
-    best = 0
-    for condition in matcher.conditions(expr):
-        in_chunk = 0
-        for row in conn.execute(select(*pk, expr).where(condition)):
-            value = row[-1]
-            if value is None or not matcher.search(str(value)):
-                continue
-            in_chunk += 1
-            if pk:
-                seen.add(tuple(row[:-1]))
-        best = max(best, in_chunk)
-    return len(seen) if pk else best
+            hit_cols = {bisect.bisect_right(starts, begin) - 1 for begin in matcher.offsets(hay)}
+            for index in hit_cols:
+                key = (cols[index].name, kind)
+                counts[key] = counts.get(key, 0) + 1
+    for (col_name, kind), n in sorted(counts.items()):
+        report.add(f"table {name}.{col_name}", kind, n)
 
 
 def _count_bytes_column(conn: Connection, col: Column[Any], matcher: Matcher) -> int:
@@ -421,8 +636,8 @@ def search_database(conn: Connection, matchers: dict[str, Matcher]) -> SearchRep
             continue
         report.tables += 1
         try:
-            _search_table(conn, table, matchers, report)
-        except SQLAlchemyError as exc:
+            _search_table(conn, _decrypting(table), matchers, report)
+        except (SQLAlchemyError, KeyStoreError) as exc:
             report.unsearchable.append(f"table {name}: {type(exc).__name__}")
             if conn.in_transaction():
                 conn.rollback()

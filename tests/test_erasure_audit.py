@@ -18,7 +18,7 @@ from sqlalchemy import select
 from auditor import audit_log, erasure
 from auditor.errors import InputError
 from auditor.importer import Importer
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.sources import open_source
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory, Principal

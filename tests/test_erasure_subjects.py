@@ -20,7 +20,7 @@ from auditor.erasure_verify import verify_subject
 from auditor.errors import InputError
 from auditor.hashing import subject_digest
 from auditor.importer import Importer
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.sources import open_source
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ErasureRequest, Memory
