@@ -3,7 +3,8 @@
 A finding is one rule firing on one memory (or a pair, a chain). Its fingerprint is a hash
 of the rule id, the memory ids and their content hashes: re-scanning never duplicates a
 finding, and a changed memory yields a new one. Evidence never becomes a second copy of
-sensitive data: every span is masked and the rest of the snippet is scrubbed.
+sensitive data (:mod:`auditor.evidence` builds it: every personal-data and secret span in
+the shown window is masked, the rest scrubbed and cut short).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from auditor import audit_log, lifecycle
+from auditor import audit_log, lifecycle, limits
 from auditor.config import Settings
-from auditor.detectors.base import Detection, MemoryView
 from auditor.errors import InputError, InvalidTransitionError, NotFoundError
+from auditor.evidence import evidence_for
 from auditor.logging import scrub
 from auditor.store.db import Database
 from auditor.store.models import Finding, FindingMemory, FindingStatus, Memory
@@ -29,6 +30,7 @@ __all__ = [
     "FINDING_FIELDS",
     "FindingFilter",
     "apply_review",
+    "count_findings",
     "evidence_for",
     "fingerprint",
     "finding_to_dict",
@@ -52,9 +54,6 @@ FINDING_FIELDS = (
     "resolved_by",
     "resolved_at",
 )
-_SNIPPET = 160
-#: characters masked and scrubbed beyond each edge of the shown window (then cut away)
-_MARGIN = 96
 STATUSES = tuple(s.value for s in FindingStatus)
 
 
@@ -62,80 +61,6 @@ def fingerprint(rule_id: str, memory_ids: Sequence[str], content_hashes: Sequenc
     """sha256 of the rule id, the memory ids and their content hashes, in order."""
     payload = "\x1f".join([rule_id, *memory_ids, "\x1e", *content_hashes])
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def _redacted_snippet(fact: str, spans: list[tuple[int, int, str]]) -> str:
-    """The fact around the first span, every span masked as [LABEL], the rest scrubbed.
-
-    Only a window of the fact around the first span is masked and scrubbed (the part shown,
-    plus a margin so that a value crossing the shown edge is scrubbed whole), so the cost
-    does not grow with the length of the fact.
-    """
-    anchor = min(s for s, _, _ in spans) if spans else 0
-    anchor = min(max(anchor, 0), len(fact))
-    lo = max(0, anchor - _SNIPPET // 3 - _MARGIN)
-    hi = min(len(fact), anchor + _SNIPPET + _MARGIN)
-    pieces: list[str] = []
-    cursor = lo
-    for start, end, label in sorted(spans):
-        if end <= lo or start >= hi:
-            continue
-        start, end = max(start, cursor), max(min(end, hi), cursor)
-        pieces.append(scrub(fact[cursor:start]))
-        if end > start:
-            pieces.append(f"[{label.upper()}]")
-        cursor = max(cursor, end)
-    pieces.append(scrub(fact[cursor:hi]))
-    masked = "".join(pieces)
-    first = masked.find("[") if spans else 0
-    begin = max(0, first - _SNIPPET // 3)
-    snippet = masked[begin : begin + _SNIPPET]
-    before = lo > 0 or begin > 0
-    after = begin + _SNIPPET < len(masked) or hi < len(fact)
-    return ("…" if before else "") + snippet + ("…" if after else "")
-
-
-def evidence_for(
-    detections: Sequence[Detection], views: dict[str, MemoryView], mask_spans: bool
-) -> dict[str, Any]:
-    """Evidence of one finding from its detections: what fired, where, a redacted snippet.
-
-    Args:
-        detections: the detections merged into this finding (same rule, same memories).
-        views: the memories involved, by id.
-        mask_spans: mask the detected spans (sensitive data, secrets); otherwise the span
-            text may stay (an injected directive), still scrubbed of personal data.
-    """
-    first = detections[0]
-    per_memory: dict[str, list[tuple[int, int, str]]] = {}
-    for d in detections:
-        for sp in d.spans:
-            mid = sp.memory_id or d.memory_ids[0]
-            per_memory.setdefault(mid, []).append((sp.start, sp.end, sp.label))
-    snippets = {}
-    for mid in first.memory_ids:
-        view = views.get(mid)
-        if view is None:
-            continue
-        spans = per_memory.get(mid, []) if mask_spans else []
-        snippets[mid] = _redacted_snippet(view.fact, spans)
-    details = {k: v for k, v in first.details.items() if k not in ("value", "text", "match")}
-    return {
-        "detector": first.detector,
-        "entities": sorted({d.entity for d in detections}),
-        "score": round(max(d.score for d in detections), 4),
-        "reason": scrub(first.reason),
-        "spans": [
-            {"memory_id": mid, "start": s, "end": e, "label": label}
-            for mid, spans in per_memory.items()
-            for s, e, label in sorted(spans)
-        ],
-        "snippets": snippets,
-        "details": details,
-        "content_hashes": {
-            mid: views[mid].content_hash for mid in first.memory_ids if mid in views
-        },
-    }
 
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:
@@ -176,6 +101,35 @@ class FindingFilter:
             )
 
 
+def _filtered(q: Any, flt: FindingFilter) -> Any:
+    """``q`` restricted to the findings ``flt`` selects (bound parameters only)."""
+    if flt.status is not None:
+        q = q.where(Finding.status == flt.status)
+    if flt.category is not None:
+        q = q.where(Finding.category == flt.category)
+    if flt.rule_id is not None:
+        q = q.where(Finding.rule_id == flt.rule_id)
+    if flt.severity is not None:
+        q = q.where(Finding.severity == flt.severity)
+    if flt.subject is not None:
+        q = q.where(
+            Finding.finding_id.in_(
+                select(FindingMemory.finding_id)
+                .join(Memory, Memory.memory_id == FindingMemory.memory_id)
+                .where(Memory.subject == flt.subject)
+            )
+        )
+    return q
+
+
+def count_findings(db: Database, flt: FindingFilter) -> int:
+    """How many findings ``flt`` selects (a listing's "showing N of M")."""
+    from sqlalchemy import func
+
+    with db.session() as session:
+        return int(session.scalar(_filtered(select(func.count(Finding.finding_id)), flt)) or 0)
+
+
 def iter_findings(
     db: Database, flt: FindingFilter, limit: int | None = None, page: int = 1000
 ) -> Iterator[dict[str, Any]]:
@@ -187,23 +141,7 @@ def iter_findings(
     while left is None or left > 0:
         size = page if left is None else min(page, left)
         with db.session() as session:
-            q = select(Finding).options(selectinload(Finding.memories))
-            if flt.status is not None:
-                q = q.where(Finding.status == flt.status)
-            if flt.category is not None:
-                q = q.where(Finding.category == flt.category)
-            if flt.rule_id is not None:
-                q = q.where(Finding.rule_id == flt.rule_id)
-            if flt.severity is not None:
-                q = q.where(Finding.severity == flt.severity)
-            if flt.subject is not None:
-                q = q.where(
-                    Finding.finding_id.in_(
-                        select(FindingMemory.finding_id)
-                        .join(Memory, Memory.memory_id == FindingMemory.memory_id)
-                        .where(Memory.subject == flt.subject)
-                    )
-                )
+            q = _filtered(select(Finding).options(selectinload(Finding.memories)), flt)
             if after is not None:
                 q = q.where(
                     (Finding.first_seen < after[0])
@@ -233,6 +171,21 @@ REVIEW_ACTIONS = (
     "restore",
     "assign",
 )
+
+#: Memory statuses in which a memory action has nothing left to do (idempotent reviews).
+_ALREADY: dict[str, frozenset[str]] = {
+    "quarantine": frozenset({"quarantined"}),
+    "delete": frozenset({"deleted"}),
+    "restore": frozenset({"active", "superseded"}),
+}
+#: The finding status each status-only review action leads to.
+_TARGET: dict[str, str] = {
+    "acknowledge": FindingStatus.ACKNOWLEDGED.value,
+    "resolve": FindingStatus.RESOLVED.value,
+    "dismiss": FindingStatus.DISMISSED.value,
+    "suppress": FindingStatus.SUPPRESSED.value,
+    "reopen": FindingStatus.OPEN.value,
+}
 
 
 def review(
@@ -282,14 +235,22 @@ def apply_review(
         note: the reviewer's reason (scrubbed and cut to 500 characters in the audit log).
         assignee: for ``assign``.
 
+    Every action is idempotent: asking for the state a finding or memory is already in
+    succeeds. A memory already quarantined (deleted; active for ``restore``) is left alone
+    and listed in ``already``; a status action on a finding already in that status changes
+    nothing and records nothing (``unchanged``).
+
     Returns:
-        The finding as :func:`finding_to_dict` gives it, after the decision.
+        The finding as :func:`finding_to_dict` gives it, after the decision, with
+        ``already`` (memory ids already in the asked state) and ``unchanged`` (nothing
+        changed at all).
 
     Raises:
         NotFoundError: no such finding.
         InputError: unknown action, or no actor.
         LifecycleError: a memory action is not allowed from the memory's status.
     """
+    limits.check_note(note, settings, what="the note", where=f"finding {finding_id[:64]}")
     if action not in REVIEW_ACTIONS:
         raise InputError(
             f"unknown review action {action!r}; expected one of {', '.join(REVIEW_ACTIONS)}"
@@ -302,31 +263,37 @@ def apply_review(
     previous = finding.status
     memory_ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
     now = utcnow()
+    already: list[str] = []  # memories already in the state asked for (idempotent actions)
     if action in ("quarantine", "delete", "restore"):
         fn = {
             "quarantine": lifecycle.quarantine,
             "delete": lifecycle.soft_delete,
             "restore": lifecycle.restore,
         }[action]
+        done_states = _ALREADY[action]
         for mid in memory_ids:
+            memory = session.get(Memory, mid)
+            if memory is not None and memory.status in done_states:
+                already.append(mid)
+                continue
             try:
                 fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
             except InvalidTransitionError:
                 if action != "restore":
                     raise
         finding.status = FindingStatus.RESOLVED.value
+    elif action != "assign" and finding.status == _TARGET[action]:
+        # Asking for the status a finding already has succeeds and says so; nothing changes.
+        out = finding_to_dict(finding)
+        out["already"] = memory_ids
+        out["unchanged"] = True
+        return out
     elif action == "assign":
         if not assignee:
             raise InputError("assign needs --assignee")
         finding.assignee = assignee
     else:
-        finding.status = {
-            "acknowledge": FindingStatus.ACKNOWLEDGED.value,
-            "resolve": FindingStatus.RESOLVED.value,
-            "dismiss": FindingStatus.DISMISSED.value,
-            "suppress": FindingStatus.SUPPRESSED.value,
-            "reopen": FindingStatus.OPEN.value,
-        }[action]
+        finding.status = _TARGET[action]
     if (
         finding.status
         in (
@@ -343,7 +310,7 @@ def apply_review(
         finding.resolved_by = finding.resolved_at = finding.resolution = None
     details: dict[str, Any] = {"action": action, "from": previous, "to": finding.status}
     if note:
-        details["note"] = scrub(note)[:500]
+        details["note"] = scrub(note, limit=500)
     audit_log.append(
         session,
         actor=actor,
@@ -354,4 +321,7 @@ def apply_review(
         key=lifecycle.audit_key(settings),
     )
     session.flush()
-    return finding_to_dict(finding)
+    out = finding_to_dict(finding)
+    out["already"] = already
+    out["unchanged"] = previous == finding.status and len(already) == len(memory_ids) > 0
+    return out

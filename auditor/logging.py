@@ -29,16 +29,9 @@ _TEXT_KEYS = frozenset(
 #: Every pattern runs in time linear in the text: repetitions are bounded, or can only start
 #: where a run of their characters starts (a lookbehind), so a long run of word characters,
 #: digits, dots or ``@`` cannot make a match attempt at every position scan to the run's end.
+#: Private keys and e-mail addresses are found by :func:`_mask_keys` and :func:`_mask_emails`
+#: (anchored on their fixed parts) before these run.
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----.{0,20000}?"
-            r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|$)",
-            re.S,
-        ),
-        "[PRIVATE_KEY]",
-    ),
-    (re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"), "[EMAIL]"),
     (
         re.compile(r"\b[a-z][a-z0-9+.-]{0,30}://[^/\s:@]{1,256}:[^@\s/]{1,256}@"),
         "[URL_WITH_CREDENTIALS]@",
@@ -67,11 +60,71 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-def scrub(text: str) -> str:
-    """Replace obvious personal data and credentials in ``text`` with placeholders."""
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z ]{0,40}PRIVATE KEY-----")
+#: an e-mail address is found from its ``@domain`` part, then its local part is read
+#: backwards (at most 64 characters), so a run without ``@`` costs one pass
+_EMAIL_DOMAIN = re.compile(r"@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+_EMAIL_LOCAL_REVERSED = re.compile(r"[\w.+-]{1,64}")
+#: characters of a scrubbed prefix read beyond its end, so that a value crossing the cut
+#: is scrubbed whole before it is cut away
+_PREFIX_MARGIN = 512
+
+
+def _mask_keys(text: str) -> str:
+    """Mask PEM private keys: from a BEGIN line to its END line (or the end of the text)."""
+    if "PRIVATE KEY-----" not in text:
+        return text
+    out: list[str] = []
+    cursor = 0
+    for begin in _KEY_BEGIN.finditer(text):
+        if begin.start() < cursor:
+            continue  # inside a key already masked
+        end = _KEY_END.search(text, begin.end())
+        out += [text[cursor : begin.start()], "[PRIVATE_KEY]"]
+        cursor = end.end() if end is not None else len(text)
+        if end is None:
+            break
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _mask_emails(text: str) -> str:
+    """Mask e-mail addresses (local part of at most 64 characters, then ``@domain.tld``)."""
+    if "@" not in text:
+        return text
+    out: list[str] = []
+    cursor = 0
+    for domain in _EMAIL_DOMAIN.finditer(text):
+        at = domain.start()
+        floor = max(cursor, at - 64)
+        local = _EMAIL_LOCAL_REVERSED.match(text[floor:at][::-1])
+        if local is None:
+            continue
+        out += [text[cursor : at - local.end()], "[EMAIL]"]
+        cursor = domain.end()
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def scrub(text: str, limit: int | None = None) -> str:
+    """Replace obvious personal data and credentials in ``text`` with placeholders.
+
+    Every step runs in time linear in the text.
+
+    Args:
+        text: any text (memory text, a note, an exception message).
+        limit: when given, only the first ``limit`` characters of the result are wanted:
+            only a prefix of the text (plus a margin, so that a value crossing the cut is
+            still recognised whole) is scrubbed, and the result is cut to ``limit``. A
+            40,000-character note costs no more than a short one.
+    """
+    if limit is not None:
+        text = text[: limit + _PREFIX_MARGIN]
+    text = _mask_emails(_mask_keys(text))
     for pattern, placeholder in _PATTERNS:
         text = pattern.sub(placeholder, text)
-    return text
+    return text if limit is None else text[:limit]
 
 
 #: the audit HMAC key that subject digests in log lines are keyed with (set by

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -23,6 +23,7 @@ from pydantic import (
 from auditor.config import Settings
 from auditor.errors import RecordError
 from auditor.hashing import content_hash, record_hash
+from auditor.vocab import MEMORY_KINDS, MEMORY_STATUSES, SOURCE_TYPES, MemoryKind, MemoryStatus
 
 __all__ = [
     "KINDS",
@@ -32,20 +33,16 @@ __all__ = [
     "MemoryRecord",
     "SourceIn",
     "parse_record",
+    "source_types",
 ]
 
-KINDS = ("semantic", "episodic", "procedural", "note")
-STATUSES = ("active", "superseded", "expired", "quarantined", "deleted")
-SOURCE_TYPES = (
-    "explicit_statement",
-    "inferred",
-    "external_content",
-    "tool_output",
-    "system",
-    "import",
-)
+KINDS = MEMORY_KINDS
+STATUSES = MEMORY_STATUSES
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: every C0 and C1 control (tab and newline too), DEL and the bidi controls: for one-line
+#: fields that are shown as they are (session ids, URIs)
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SUBJECT = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}:\S")
 
 
@@ -71,6 +68,25 @@ class SourceIn(BaseModel):
     @classmethod
     def _session_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) else value
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A provenance type is a closed vocabulary: the built-in types, plus any type the
+        trust policy names (passed as ``source_types`` in the validation context)."""
+        if value is None:
+            return None
+        allowed = (info.context or {}).get("source_types") or SOURCE_TYPES
+        if value not in allowed:
+            raise ValueError(f"must be one of: {', '.join(sorted(allowed))}")
+        return value
+
+    @field_validator("session_id", "uri")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        if value is not None and _ANY_CONTROL.search(value):
+            raise ValueError("must not contain control characters or bidi controls")
+        return value
 
 
 class ConsentIn(BaseModel):
@@ -106,12 +122,12 @@ class MemoryRecord(BaseModel):
     memory_id: str = Field(min_length=1, max_length=128)
     subject: str = Field(min_length=3, max_length=256)
     namespace: str = Field("default", min_length=1, max_length=256)
-    kind: Literal["semantic", "episodic", "procedural", "note"] = "semantic"
+    kind: MemoryKind = "semantic"
     category: str = Field("note", min_length=1, max_length=64)
     fact: str
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     source: SourceIn | None = None
-    status: Literal["active", "superseded", "expired", "quarantined", "deleted"] | None = None
+    status: MemoryStatus | None = None
     supersedes: str | None = Field(None, min_length=1, max_length=128)
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -224,6 +240,12 @@ def _describe(err: Any) -> str:
     return f"field '{loc}' {msg}" if msg[:1].islower() else f"field '{loc}': {msg}"
 
 
+def source_types(settings: Settings) -> frozenset[str]:
+    """The ``source.type`` values a record may carry: the built-in ones and every type the
+    trust policy maps (``unknown`` is the policy's fallback, not a type)."""
+    return frozenset(SOURCE_TYPES) | (frozenset(settings.trust_policy) - {"unknown"})
+
+
 def parse_record(raw: Any, location: str, settings: Settings) -> MemoryRecord:
     """Validate one raw record.
 
@@ -238,7 +260,13 @@ def parse_record(raw: Any, location: str, settings: Settings) -> MemoryRecord:
     if not isinstance(raw, dict):
         raise RecordError(location, f"expected a JSON object, got {type(raw).__name__}")
     try:
-        return MemoryRecord.model_validate(raw, context={"max_fact_bytes": settings.max_fact_bytes})
+        return MemoryRecord.model_validate(
+            raw,
+            context={
+                "max_fact_bytes": settings.max_fact_bytes,
+                "source_types": source_types(settings),
+            },
+        )
     except ValidationError as exc:
         problems = "; ".join(_describe(err) for err in exc.errors()[:5])
         more = exc.error_count() - 5

@@ -139,12 +139,12 @@ def test_scrub_grows_linearly_on_hostile_runs(unit: str) -> None:
 
 
 def test_snippet_of_a_huge_fact_is_scrubbed_only_around_the_span() -> None:
-    from auditor.findings import _redacted_snippet
+    from auditor.evidence import redacted_snippet
 
     head = "x" * 200_000
     fact = head + " mail bob.smith@example.org about card 4111 1111 1111 1111 " + "y" * 200_000
     start = fact.index("4111")
-    snippet = _redacted_snippet(fact, [(start, start + 19, "credit_card")])
+    snippet = redacted_snippet(fact, [(start, start + 19, "credit_card")])
     assert "[CREDIT_CARD]" in snippet and "[EMAIL]" in snippet
     assert "bob.smith" not in snippet and "4111" not in snippet
     assert snippet.startswith("…") and snippet.endswith("…") and len(snippet) <= 162

@@ -61,7 +61,10 @@ _PATH_MAX = 4096
 _IN_BATCH = 500
 _FTS = frozenset({"fts3", "fts4", "fts5"})
 _WS = re.compile(r"\s+")
-_USING = re.compile(r"\bUSING\s+(\w+)\s*(?:\((.*)\))?\s*;?\s*\Z", re.IGNORECASE | re.DOTALL)
+#: ``USING module``; what follows is checked without a regex (the old single pattern,
+#: ``\s*(?:\((.*)\))?\s*;?\s*\Z``, took cubic time on a run of blanks)
+_USING = re.compile(r"\bUSING\s+(\w+)", re.IGNORECASE)
+_BLANKS = re.compile(r"\s*")
 _CONTENT = re.compile(
     r"(?:^|,)\s*content\s*=\s*(?:'((?:[^']|'')*)'|\"((?:[^\"]|\"\")*)\"|([^\s,)]*))",
     re.IGNORECASE,
@@ -548,10 +551,21 @@ class _Tx:
 
 
 def _module(sql: str) -> tuple[str | None, str]:
-    match = _USING.search(sql)
-    if not match:
-        return None, ""
-    return match.group(1).lower(), match.group(2) or ""
+    """The module and argument text of ``... USING module(args)`` (args and ``;`` optional).
+
+    The first ``USING`` whose rest is only ``(args)``, blanks and one ``;`` counts. Linear
+    time: each blank run is read once, the end of the statement is found once.
+    """
+    end = len(sql.rstrip())
+    if sql[:end].endswith(";"):
+        end = len(sql[: end - 1].rstrip())
+    for match in _USING.finditer(sql, 0, end):
+        start = _BLANKS.match(sql, match.end(), end).end()  # type: ignore[union-attr]
+        if start == end:
+            return match.group(1).lower(), ""
+        if sql[start] == "(" and sql[end - 1] == ")" and end - start >= 2:
+            return match.group(1).lower(), sql[start + 1 : end - 1]
+    return None, ""
 
 
 def _content_option(args: str) -> str | None:

@@ -1,0 +1,225 @@
+"""A finding's evidence: a redaction of the memory around what fired, never a copy of it.
+
+:func:`evidence_for` builds the evidence stored with a finding: what fired (detector,
+entities, score, a scrubbed reason), where (spans), and one short snippet per memory.
+
+A snippet is cut from a window of the fact around the first detected span, and in that
+window:
+
+* the finding's own spans are masked as ``[LABEL]`` when its category is sensitive or
+  secret;
+* every personal-data, special-category and secret span that ANY of the per-memory
+  detectors finds in the window is masked too (:class:`EvidenceMasker` runs the ``pii``,
+  ``special_category`` and ``secrets`` detectors over the window), so an address finding no
+  longer repeats the health mention beside it;
+* the rest is scrubbed by :func:`auditor.logging.scrub` (e-mail addresses, numbers, tokens);
+* control sequences, control characters and bidi overrides are removed and white space is
+  collapsed (:func:`auditor.safetext.one_line`).
+
+Injection and contradiction snippets (whose spans are not masked: the directive is the
+evidence) are cut to :data:`EXCERPT_CHARS`; sensitive ones to :data:`SNIPPET_CHARS`. Only the
+window is ever scanned, so the cost does not grow with the length of the fact. If a masking
+detector fails, the snippet is withheld (``[snippet withheld: ...]``) rather than shown
+unmasked.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from auditor.config import Settings
+from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+from auditor.logging import scrub
+from auditor.safetext import one_line
+
+__all__ = ["EXCERPT_CHARS", "SNIPPET_CHARS", "EvidenceMasker", "evidence_for", "redacted_snippet"]
+
+#: characters shown of a sensitive or secret finding's snippet (all values masked)
+SNIPPET_CHARS = 160
+#: characters shown of an injection or contradiction excerpt (the raw payload is cut here)
+EXCERPT_CHARS = 100
+#: characters masked and scrubbed beyond each edge of the shown window (then cut away), so a
+#: value crossing the edge is recognised whole
+_MARGIN = 96
+#: the per-memory detectors whose spans every snippet masks (their default parameters)
+MASKING_DETECTORS = ("pii", "special_category", "secrets")
+WITHHELD = "[snippet withheld: the masking detectors failed]"
+
+Span = tuple[int, int, str]
+_log = structlog.get_logger(__name__)
+
+
+class EvidenceMasker:
+    """Finds every personal-data, special-category and secret span in a piece of text.
+
+    The detectors are built on first use (the registry shares them with the scan's rules
+    when the parameters are equal). Consent is ignored: evidence masks a special-category
+    mention even when the subject consented to keeping it.
+
+    Args:
+        settings: memaudit settings (the detectors' context).
+        detectors: detector names to run; :data:`MASKING_DETECTORS` by default.
+    """
+
+    def __init__(self, settings: Settings, detectors: Sequence[str] = MASKING_DETECTORS) -> None:
+        self.settings = settings
+        self.names = tuple(detectors)
+        self._built: list[Detector] | None = None
+        self._lock = threading.Lock()
+
+    def _detectors(self) -> list[Detector]:
+        with self._lock:
+            if self._built is None:
+                from auditor.detectors import build
+
+                self._built = [build(name, {}) for name in self.names]
+            return self._built
+
+    def spans(self, text: str) -> list[Span]:
+        """Spans (start, end, label) of everything the masking detectors find in ``text``.
+
+        Raises:
+            Exception: whatever a detector raises (the caller withholds the snippet).
+        """
+        view = MemoryView(memory_id="evidence", subject="evidence:window", fact=text, trust_tier="")
+        ctx = DetectContext(now=datetime.now(UTC), settings=self.settings)
+        found: list[Span] = []
+        for detector in self._detectors():
+            for d in detector.analyze(view, ctx):
+                found += [(sp.start, sp.end, sp.label or d.entity) for sp in d.spans]
+        return found
+
+
+def _window(fact: str, anchor: int, limit: int) -> tuple[int, int]:
+    lo = max(0, anchor - limit // 3 - _MARGIN)
+    hi = min(len(fact), anchor + limit + _MARGIN)
+    return lo, hi
+
+
+def redacted_snippet(
+    fact: str,
+    spans: Sequence[Span],
+    *,
+    mask_own: bool = True,
+    masker: EvidenceMasker | None = None,
+    limit: int = SNIPPET_CHARS,
+) -> str:
+    """The fact around its first span: masked, scrubbed, cleaned and cut to ``limit``.
+
+    Args:
+        fact: the memory text.
+        spans: the finding's spans in this memory (start, end, label).
+        mask_own: mask the finding's own spans (sensitive data, secrets); otherwise they
+            stay (an injected directive), still scrubbed and cut.
+        masker: also mask what the masking detectors find in the window (None: scrub only).
+        limit: most characters shown.
+
+    Returns:
+        The snippet, with ``…`` where text was cut on either side.
+    """
+    anchor = min(max(min((s for s, _, _ in spans), default=0), 0), len(fact))
+    lo, hi = _window(fact, anchor, limit)
+    window = fact[lo:hi]
+    masks: list[Span] = []
+    if mask_own:
+        masks += [(s - lo, e - lo, label) for s, e, label in spans if e > lo and s < hi]
+    if masker is not None:
+        try:
+            masks += masker.spans(window)
+        except Exception as exc:  # noqa: BLE001 - never show unmasked text instead
+            _log.warning("evidence_masking_failed", error_type=type(exc).__name__)
+            return WITHHELD
+    anchor -= lo
+    pieces: list[str] = []
+    out = 0
+    anchor_out: int | None = None
+    cursor = 0
+    for start, end, label in sorted((max(s, 0), min(e, len(window)), lb) for s, e, lb in masks):
+        start, end = max(start, cursor), max(end, cursor)
+        if end <= start:
+            continue
+        if anchor_out is None and cursor <= anchor < start:
+            head = scrub(window[cursor:anchor])
+            pieces.append(head)
+            out += len(head)
+            anchor_out = out
+            cursor = anchor
+        gap = scrub(window[cursor:start])
+        mark = f"[{label.upper()}]"
+        if anchor_out is None and anchor < end:
+            anchor_out = out + len(gap)
+        pieces += [gap, mark]
+        out += len(gap) + len(mark)
+        cursor = end
+    if anchor_out is None and cursor <= anchor:
+        head = scrub(window[cursor:anchor])
+        pieces.append(head)
+        out += len(head)
+        anchor_out = out
+        cursor = anchor
+    pieces.append(scrub(window[cursor:]))
+    masked = "".join(pieces)
+    begin = max(0, (anchor_out or 0) - limit // 3)
+    shown = one_line(masked[begin : begin + limit])
+    before = lo > 0 or begin > 0
+    after = begin + limit < len(masked) or hi < len(fact)
+    return ("…" if before else "") + shown + ("…" if after else "")
+
+
+def evidence_for(
+    detections: Sequence[Detection],
+    views: dict[str, MemoryView],
+    mask_spans: bool,
+    masker: EvidenceMasker | None = None,
+) -> dict[str, Any]:
+    """Evidence of one finding from its detections: what fired, where, a redacted snippet.
+
+    Args:
+        detections: the detections merged into this finding (same rule, same memories).
+        views: the memories involved, by id.
+        mask_spans: mask the detected spans (sensitive data, secrets) and show up to
+            :data:`SNIPPET_CHARS`; otherwise the span text may stay (an injected directive),
+            cut to :data:`EXCERPT_CHARS`.
+        masker: masks every personal-data and secret span found in each snippet's window
+            (the scan passes one); None scrubs with patterns only.
+    """
+    first = detections[0]
+    per_memory: dict[str, list[Span]] = {}
+    for d in detections:
+        for sp in d.spans:
+            mid = sp.memory_id or d.memory_ids[0]
+            per_memory.setdefault(mid, []).append((sp.start, sp.end, sp.label))
+    snippets = {}
+    for mid in first.memory_ids:
+        view = views.get(mid)
+        if view is None:
+            continue
+        snippets[mid] = redacted_snippet(
+            view.fact,
+            per_memory.get(mid, []),
+            mask_own=mask_spans,
+            masker=masker,
+            limit=SNIPPET_CHARS if mask_spans else EXCERPT_CHARS,
+        )
+    details = {k: v for k, v in first.details.items() if k not in ("value", "text", "match")}
+    return {
+        "detector": first.detector,
+        "entities": sorted({d.entity for d in detections}),
+        "score": round(max(d.score for d in detections), 4),
+        "reason": one_line(scrub(first.reason, limit=500)),
+        "spans": [
+            {"memory_id": mid, "start": s, "end": e, "label": label}
+            for mid, spans in per_memory.items()
+            for s, e, label in sorted(spans)
+        ],
+        "snippets": snippets,
+        "details": details,
+        "content_hashes": {
+            mid: views[mid].content_hash for mid in first.memory_ids if mid in views
+        },
+    }
