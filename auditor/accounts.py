@@ -10,10 +10,17 @@ Three roles:
 Accounts are rows of ``principals``. Local passwords are hashed with Argon2id
 (``argon2-cffi``, its RFC 9106 defaults) and re-hashed on sign-in when the parameters
 change. :func:`authenticate` spends the same argon2 work on an unknown user as on a known
-one (it verifies against a dummy hash) and gives the same message for an unknown user and a
-wrong password; it reveals that an account is disabled or locked only to a caller who gave
-its right password. ``sign_in_max_failures`` failures in a row lock the account for
-``sign_in_lockout_seconds``.
+one (it verifies against a dummy hash) and gives the same message for an unknown user, a
+wrong password and a locked account (whatever the password: a lock is no oracle); it
+reveals that an account is disabled only to a caller who gave its right password.
+``sign_in_max_failures`` failures in a row lock the account for
+``sign_in_lockout_seconds`` (``account.locked``); every attempt during the lock, right or
+wrong, is counted and pushes the end of the lock out again. :func:`check_current_password`
+(changing one's own password) counts failures and locks the same way.
+
+Every argon2 hash and verification holds a slot of :mod:`auditor.signin_limits` (at most
+``sign_in_max_concurrent`` at once), and every sign-in attempt passes its per-name and
+global rate limits first; both refuse with :class:`~auditor.signin_limits.SignInBusyError`.
 
 :func:`actor_from_oidc` maps an OIDC identity (its claims, as the dashboard's OIDC client
 hands them over) to a pre-registered account: first by the bound ``(iss, sub)``, then, the
@@ -33,10 +40,11 @@ import functools
 import hashlib
 import hmac
 import re
+import threading
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal, cast, get_args
 
 from argon2 import PasswordHasher
@@ -44,20 +52,20 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from auditor import audit_log
+from auditor import audit_log, limits, lockout, signin_limits
 from auditor.config import Settings
 from auditor.errors import (
     AccountDisabledError,
-    AccountLockedError,
     AuthError,
     InputError,
     NotFoundError,
 )
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.store.db import Database
 from auditor.store.models import Principal
 from auditor.store.types import utcnow
+from auditor.vocab import ROLES, Role
 
 __all__ = [
     "AUTH_METHODS",
@@ -70,6 +78,7 @@ __all__ = [
     "actor_from_oidc",
     "add_user",
     "authenticate",
+    "check_current_password",
     "check_password_policy",
     "delete_user",
     "disable_user",
@@ -83,14 +92,13 @@ __all__ = [
     "verify_password",
 ]
 
-Role = Literal["user", "officer", "admin"]
 AuthMethod = Literal["password", "oidc"]
-ROLES: tuple[str, ...] = get_args(Role)
 AUTH_METHODS: tuple[str, ...] = get_args(AuthMethod)
 #: Longest password accepted: argon2 takes any length, this only bounds the work per try.
 MAX_PASSWORD_CHARS = 1024
 
 _GENERIC_FAILURE = "sign-in failed: unknown user name or wrong password"
+_WRONG_CURRENT = "the current password is wrong"
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.@+-]{0,199}$")
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,255}$")
 #: The subject form of :class:`auditor.records.MemoryRecord` (a kind, a colon, an id).
@@ -258,21 +266,26 @@ def check_password_policy(password: str, settings: Settings, username: str | Non
         raise InputError("the password must not be the user name")
 
 
+_DUMMY_LOCK = threading.Lock()
+
+
 @functools.cache
-def _dummy_hash() -> str:
+def _dummy_hash_unbounded() -> str:
     return _HASHER.hash("memaudit: no such account, spend the same time anyway")
 
 
-def verify_password(stored_hash: str | None, password: str) -> bool:
-    """Check a password against an argon2 hash; a missing hash costs the same work.
+def _dummy_hash() -> str:
+    with _DUMMY_LOCK:  # computed once, by the first caller (which holds a hashing slot)
+        return _dummy_hash_unbounded()
 
-    Args:
-        stored_hash: the account's hash (None: the account has no password).
-        password: what the person typed.
 
-    Returns:
-        True only when the hash exists and the password matches it.
-    """
+def _hash(password: str, settings: Settings | None) -> str:
+    """Argon2id hash of ``password``, holding a hashing slot (see :mod:`signin_limits`)."""
+    with signin_limits.hashing_slot(settings):
+        return _HASHER.hash(password)
+
+
+def _verify_unbounded(stored_hash: str | None, password: str) -> bool:
     if not isinstance(password, str) or len(password) > MAX_PASSWORD_CHARS:
         password = ""
     try:
@@ -280,6 +293,28 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
     except (VerificationError, InvalidHashError):
         return False
     return bool(ok) and stored_hash is not None
+
+
+def verify_password(
+    stored_hash: str | None, password: str, settings: Settings | None = None
+) -> bool:
+    """Check a password against an argon2 hash; a missing hash costs the same work.
+
+    The check holds one of the process's hashing slots (:mod:`auditor.signin_limits`).
+
+    Args:
+        stored_hash: the account's hash (None: the account has no password).
+        password: what the person typed.
+        settings: gives the slot count and wait (None: the defaults).
+
+    Returns:
+        True only when the hash exists and the password matches it.
+
+    Raises:
+        SignInBusyError: no hashing slot came free in time.
+    """
+    with signin_limits.hashing_slot(settings):
+        return _verify_unbounded(stored_hash, password)
 
 
 def username_digest(username: str, settings: Settings) -> str:
@@ -397,9 +432,11 @@ def add_user(
     mail = _normalise_email(email)
     if password is not None:
         check_password_policy(password, db.settings, name)
-    if display_name is not None and len(display_name) > 200:
-        raise InputError("the display name is longer than 200 characters")
-    hashed = _HASHER.hash(password) if password is not None else None
+    if display_name is not None and len(display_name) > limits.MAX_DISPLAY_NAME_CHARS:
+        raise InputError(
+            f"the display name is longer than {limits.MAX_DISPLAY_NAME_CHARS} characters"
+        )
+    hashed = _hash(password, db.settings) if password is not None else None
     settings = db.settings
     with db.write() as session:
         if session.scalar(select(Principal.id).where(Principal.username == name)) is not None:
@@ -476,7 +513,7 @@ def set_password(db: Database, username: str, password: str, *, by: str) -> None
     by = _require_by(by)
     name = normalise_username(username)
     check_password_policy(password, db.settings, name)
-    hashed = _HASHER.hash(password)
+    hashed = _hash(password, db.settings)
     with db.write() as session:
         p = _load(session, name, lock=True)
         had = p.password_hash is not None
@@ -640,8 +677,12 @@ def _signed_in(session: Session, settings: Settings, p: Principal, method: AuthM
 def authenticate(db: Database, username: str, password: str) -> Actor:
     """Sign in with a user name and a local password.
 
-    The argon2 check runs outside the write transaction (it takes tens of milliseconds,
-    and SQLite has one writer); the outcome is then recorded with the account row locked.
+    The attempt first passes the sign-in rate limits; the argon2 check then runs outside
+    the write transaction, holding a hashing slot (it takes tens of milliseconds and
+    64 MiB, and SQLite has one writer); the outcome is recorded with the account row
+    locked. A locked account gets the generic failure whatever the password, and the
+    attempt extends the lock; the audit event says whether the password matched, so an
+    officer knows a password is known to whoever keeps trying.
 
     Args:
         db: the store.
@@ -652,12 +693,14 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
         The signed-in actor.
 
     Raises:
-        AuthError: unknown user name, wrong password, or an account without a password
-            (one message for all three).
-        AccountLockedError: the password was right but the account is locked.
+        SignInBusyError: over a rate limit, or no hashing slot came free in time (the
+            same message for every account; no failure is counted).
+        AuthError: unknown user name, wrong password, an account without a password, or a
+            locked account (one message for all four).
         AccountDisabledError: the password was right but the account is disabled.
     """
     settings = db.settings
+    signin_limits.check_rate(settings, username if isinstance(username, str) else "")
     try:
         name: str | None = normalise_username(username)
     except InputError:
@@ -669,7 +712,11 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
             else None
         )
         stored_hash = found.password_hash if found is not None else None
-    password_ok = verify_password(stored_hash, password)
+    new_hash: str | None = None
+    with signin_limits.hashing_slot(settings):
+        password_ok = _verify_unbounded(stored_hash, password)
+        if password_ok and stored_hash is not None and _HASHER.check_needs_rehash(stored_hash):
+            new_hash = _HASHER.hash(password)
     error: AuthError | None = None
     actor: Actor | None = None
     with db.write() as session:
@@ -691,36 +738,23 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
             )
             error = AuthError(_GENERIC_FAILURE)
         else:
-            now = utcnow()
-            if p.locked_until is not None and p.locked_until <= now:
-                p.locked_until = None  # the lock ran out: count afresh
-                p.failed_sign_ins = 0
-            locked = p.locked_until is not None
-            if not password_ok or p.password_hash != stored_hash:
-                p.failed_sign_ins += 1
-                lock_now = (
-                    not locked
-                    and settings.sign_in_max_failures > 0
-                    and p.failed_sign_ins >= settings.sign_in_max_failures
+            matched = password_ok and p.password_hash == stored_hash
+            if lockout.is_locked(p) or not matched:
+                was_locked, lock_now = lockout.register_failure(
+                    session, settings, p, actor=_ANONYMOUS, via="sign_in"
                 )
-                if lock_now:
-                    p.locked_until = now + timedelta(seconds=settings.sign_in_lockout_seconds)
+                extra_: dict[str, Any] = {"failures": p.failed_sign_ins, "locked": lock_now}
+                if was_locked:
+                    extra_ = {"failures": p.failed_sign_ins, "password_matched": matched}
                 _failed(
                     session,
                     settings,
                     method="password",
-                    reason="bad_password",
+                    reason="locked" if was_locked else "bad_password",
                     targets=[p.username],
-                    extra={"failures": p.failed_sign_ins, "locked": lock_now},
+                    extra=extra_,
                 )
                 error = AuthError(_GENERIC_FAILURE)
-            elif locked:
-                _failed(session, settings, method="password", reason="locked", targets=[p.username])
-                until = p.locked_until.strftime("%Y-%m-%d %H:%M") if p.locked_until else "later"
-                error = AccountLockedError(
-                    f"account {p.username} is locked after too many failed sign-ins; try again "
-                    f"after {until} UTC, or ask an admin to enable it"
-                )
             elif p.disabled:
                 _failed(
                     session, settings, method="password", reason="disabled", targets=[p.username]
@@ -728,13 +762,58 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
                 error = AccountDisabledError(f"account {p.username} is disabled; ask an admin")
             else:
                 p.failed_sign_ins = 0
-                if _HASHER.check_needs_rehash(p.password_hash):
-                    p.password_hash = _HASHER.hash(password)
+                p.locked_until = None
+                if new_hash is not None:
+                    p.password_hash = new_hash
                 actor = _signed_in(session, settings, p, "password")
     if error is not None:
         raise error
     assert actor is not None  # every branch sets one of the two
     return actor
+
+
+def check_current_password(db: Database, username: str, password: str) -> None:
+    """Check a signed-in person's current password before they change it.
+
+    Counts like a sign-in: a wrong password is a failure (``account.password_change_failed``)
+    and ``sign_in_max_failures`` of them lock the account (``account.locked``); while the
+    account is locked every attempt fails with the same message and extends the lock. A
+    right password outside a lock clears the failure count.
+
+    Raises:
+        SignInBusyError: over a rate limit, or no hashing slot came free in time.
+        AuthError: the current password is wrong, or the account is locked (one message).
+        NotFoundError: no such account.
+    """
+    settings = db.settings
+    signin_limits.check_rate(settings, username)
+    with db.session() as session:
+        stored_hash = _load(session, username).password_hash
+    password_ok = verify_password(stored_hash, password, settings)
+    failed = False
+    with db.write() as session:
+        p = _load(session, username, lock=True)
+        matched = password_ok and p.password_hash == stored_hash
+        if lockout.is_locked(p) or not matched:
+            was_locked, _lock_now = lockout.register_failure(
+                session, settings, p, actor=p.username, via="password_change"
+            )
+            _audit(
+                session,
+                settings,
+                actor=p.username,
+                action="account.password_change_failed",
+                targets=[p.username],
+                details={
+                    "reason": "locked" if was_locked else "wrong_current_password",
+                    "failures": p.failed_sign_ins,
+                },
+            )
+            failed = True
+        else:
+            p.failed_sign_ins = 0
+    if failed:
+        raise AuthError(_WRONG_CURRENT)
 
 
 def _claim_text(claims: Mapping[str, Any], name: str) -> str | None:

@@ -22,6 +22,7 @@ from pydantic_settings import (
 )
 
 from auditor.errors import ConfigError
+from auditor.vocab import TRUST_TIERS, TrustTier
 
 __all__ = ["DEFAULT_DATABASE_URL", "TIERS", "Settings", "load_settings", "tier_rank"]
 
@@ -58,9 +59,9 @@ def sqlite_key_file(database_url: str) -> Path | None:
 
 
 #: Trust tiers from highest to lowest.
-TIERS: tuple[str, ...] = ("system", "user", "agent", "external")
+TIERS: tuple[str, ...] = TRUST_TIERS
 
-Tier = Literal["system", "user", "agent", "external"]
+Tier = TrustTier
 
 
 def tier_rank(tier: str) -> int:
@@ -179,6 +180,15 @@ class Settings(BaseSettings):
         le=1024,
         description="Shards a scan is split into (by subject hash); replicas share them.",
     )
+    scan_workers: int = Field(
+        0,
+        ge=0,
+        le=256,
+        description=(
+            "Worker processes that scan a run's shards in `memaudit scan` and the in-process "
+            "daemon (0 = one per CPU core; 1 = scan in the calling process)."
+        ),
+    )
     task_queue: Literal["auto", "inline", "procrastinate"] = Field(
         "auto",
         description=(
@@ -208,6 +218,46 @@ class Settings(BaseSettings):
     )
     sign_in_lockout_seconds: int = Field(
         900, ge=1, description="How long an account stays locked after too many failed sign-ins."
+    )
+    sign_in_max_concurrent: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Password checks (argon2, 64 MiB each) one process runs at once; "
+        "more wait (see sign_in_wait_seconds).",
+    )
+    sign_in_wait_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=60,
+        description="How long a sign-in waits for a free password check before it is told "
+        "'busy, try again'.",
+    )
+    sign_in_account_rate: int = Field(
+        10,
+        ge=1,
+        description="Sign-in attempts per user name per sign_in_rate_window_seconds (per process).",
+    )
+    sign_in_global_rate: int = Field(
+        120,
+        ge=1,
+        description="Sign-in attempts for all user names per sign_in_rate_window_seconds "
+        "(per process).",
+    )
+    sign_in_rate_window_seconds: int = Field(
+        60, ge=1, description="The sliding window of the sign-in rate limits (seconds)."
+    )
+    max_note_chars: int = Field(
+        2_000,
+        ge=100,
+        le=100_000,
+        description="Longest reason or note (review, erasure, lifecycle) in characters.",
+    )
+    max_correction_chars: int = Field(
+        10_000,
+        ge=100,
+        le=1_000_000,
+        description="Longest correction a user may type for one memory (characters).",
     )
     oidc_issuer: str | None = Field(
         None,
@@ -338,11 +388,21 @@ def _refuse_secrets_in_file(config_file: str | Path | None) -> None:
         return
     import tomllib
 
+    from auditor.limits import MAX_CONFIG_FILE_BYTES
+
+    size = Path(config_file).stat().st_size
+    if size > MAX_CONFIG_FILE_BYTES:
+        raise ConfigError(
+            f"config file {config_file} is {size:,} bytes, over the limit of "
+            f"{MAX_CONFIG_FILE_BYTES:,}"
+        )
     try:
         with Path(config_file).open("rb") as fh:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {config_file} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"config file {config_file} is nested too deeply") from None
     found = sorted(SECRET_SETTINGS & set(data))
     if found:
         raise ConfigError(

@@ -9,6 +9,11 @@
 * Statuses: a record's own ``status`` is kept as stated; a record without one is active,
   except that a record another record ``supersedes`` is superseded (re-derived after every
   import). A status set by a memaudit reviewer or action is never overridden by an import.
+* A run killed before it could finish (``kill -9``) is closed as ``interrupted`` by the next
+  import or daemon start (:mod:`auditor.import_stale`); each run records its owner process.
+* Limits (:mod:`auditor.limits`): a line or entry over ``max_record_bytes``, a fact over
+  ``max_fact_bytes`` and names over the record's field limits are reported with their
+  location and skipped; the rest of the file is imported.
 * Erased memories (tombstones) are never re-imported, nor are memories about a subject
   that was erased (a subject tombstone holds its salted digest: see :mod:`auditor.erasure`).
 """
@@ -28,7 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from auditor import audit_log
 from auditor.errors import RecordError
 from auditor.hashing import subject_digest
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.records import MemoryRecord, parse_record
 from auditor.sources.base import Source
 from auditor.store.db import Database
@@ -69,6 +74,10 @@ _COMPARED = (
 )
 
 Progress = Callable[[int], None]
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
 
 
 @dataclass
@@ -143,6 +152,7 @@ class Importer:
         self.actor = actor
         self._key = audit_key(self.settings)
         self._written_since_analyze = 0
+        self._owner: dict[str, Any] = {}
 
     def run(self, source: Source, progress: Progress | None = None) -> ImportReport:
         """Import every item of ``source``.
@@ -159,9 +169,19 @@ class Importer:
                 except the record of the failed run).
             StoreError: the database failed; batches already committed stay committed.
         """
+        from auditor.import_stale import reap_stale_imports
+        from auditor.scan_stale import owner_record
+
         started = time.perf_counter()
+        reap_stale_imports(self.db, actor=self.actor)  # runs left `running` by a killed import
+        self._owner = owner_record()
         with self.db.write() as session:
-            run = ImportRun(source_format=source.format, location=source.location, actor=self.actor)
+            run = ImportRun(
+                source_format=source.format,
+                location=source.location,
+                actor=self.actor,
+                counts={"owner": self._owner, "heartbeat": _iso(utcnow())},
+            )
             session.add(run)
             session.flush()
             run_id = run.id
@@ -320,6 +340,11 @@ class Importer:
             if updates:
                 counts["updated"] = self._apply_updates(session, run_id, updates)
             counts["consents_added"] = self._add_consents(session, pending, erased)
+            session.execute(  # a sign of life for import_stale (a run of another host)
+                update(ImportRun)
+                .where(ImportRun.id == run_id)
+                .values(counts={"owner": self._owner, "heartbeat": _iso(now)})
+            )
         self._maybe_analyze(counts["inserted"] + counts["updated"])
         report.inserted += counts["inserted"]
         report.updated += counts["updated"]

@@ -33,7 +33,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from auditor import audit_log, source_actions
+from auditor import audit_log, limits, source_actions
 from auditor.config import Settings, tier_rank
 from auditor.errors import (
     ChainForkError,
@@ -45,6 +45,7 @@ from auditor.errors import (
     SupersedeCycleError,
     TrustTierError,
 )
+from auditor.keys import audit_key
 from auditor.records import MemoryRecord, parse_record
 from auditor.store.db import Database
 from auditor.store.models import Memory, MemoryStatus, Tombstone
@@ -84,11 +85,6 @@ T = TypeVar("T")
 
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
-
-
-def audit_key(settings: Settings) -> bytes | None:
-    """The audit chain's HMAC key, if one is configured (:meth:`Settings.audit_key`)."""
-    return settings.audit_key()
 
 
 def get(session: Session, memory_id: str) -> Memory:
@@ -342,6 +338,8 @@ def _transition(
     expected_version: int | None,
 ) -> Memory:
     actor = _require_actor(actor)
+    where = f"memory {memory_id[: limits.MAX_MEMORY_ID_CHARS]}"
+    limits.check_note(reason, settings, what="the reason", where=where)
     memory = get(session, memory_id)
     _check_version(memory, expected_version)
     if memory.status not in _FROM[to_status]:

@@ -6,7 +6,11 @@ to, its category, severity, maturity and automatic action, and carries its own t
 ``flag`` (must fire), ``pass`` (must not) and ``known_miss`` (should fire, does not yet:
 written down honestly, reported, never failing). See ``rules/README.md``.
 
-A malformed rule is refused with ``file:line`` and a reason (:class:`RuleError`).
+A malformed rule is refused with ``file:line`` and a reason (:class:`RuleError`). Rule files
+are read with :mod:`auditor.safe_yaml`: at most 256 KiB, no aliases, anchors or non-core
+tags, bounded nesting and node count, so a hostile pack costs bounded time and memory.
+Params are checked by each detector; no rule param is a regular expression (the keyword
+detector escapes its terms), and the keyword detector bounds how many terms it takes.
 """
 
 from __future__ import annotations
@@ -16,15 +20,28 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from auditor import limits, safe_yaml
 from auditor.errors import InputError
+from auditor.vocab import (
+    CATEGORIES,
+    SEVERITIES,
+    SEVERITY_RANK,
+    Category,
+    MemoryKind,
+    Severity,
+    TrustTier,
+)
 
 __all__ = [
+    "CATEGORIES",
     "DEFAULT_RULES_DIR",
+    "SEVERITIES",
+    "SEVERITY_RANK",
     "Applies",
     "Match",
     "Rule",
@@ -33,22 +50,16 @@ __all__ = [
     "load_pack",
 ]
 
-DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+_PACKAGE = Path(__file__).resolve().parent
+#: Where the shipped rule pack is looked for, in order: ``rules/`` beside the package (a
+#: source checkout or an editable install: the source of truth), then the copy a wheel
+#: carries inside the package (``auditor/_rules``, put there by the wheel build).
+RULE_PACK_CANDIDATES = (_PACKAGE.parent / "rules", _PACKAGE / "_rules")
+#: The shipped rule pack (a folder holding ``RETIRED_IDS`` marks a pack, not any ``rules/``).
+DEFAULT_RULES_DIR = next(
+    (p for p in RULE_PACK_CANDIDATES if (p / "RETIRED_IDS").is_file()), RULE_PACK_CANDIDATES[0]
+)
 _ID = re.compile(r"^MA-[A-Z]{2,6}-\d{3}$")
-Category = Literal[
-    "injection",
-    "sensitive",
-    "secret",
-    "contradiction",
-    "expired",
-    "duplicate",
-    "lifecycle",
-    "trust",
-]
-Severity = Literal["low", "medium", "high", "critical"]
-CATEGORIES: tuple[str, ...] = get_args(Category)
-SEVERITIES: tuple[str, ...] = get_args(Severity)
-SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 class RuleError(InputError):
@@ -71,10 +82,10 @@ class Applies(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tiers: list[Literal["system", "user", "agent", "external"]] = Field(default_factory=list)
+    tiers: list[TrustTier] = Field(default_factory=list)
     categories: list[str] = Field(default_factory=list)
     exclude_categories: list[str] = Field(default_factory=list)
-    kinds: list[Literal["semantic", "episodic", "procedural", "note"]] = Field(default_factory=list)
+    kinds: list[MemoryKind] = Field(default_factory=list)
     statuses: list[str] = Field(default_factory=lambda: ["active"])
 
 
@@ -198,20 +209,14 @@ def load_rule_file(path: Path, root: Path | None = None) -> Rule:
     """
     shown = str(path.relative_to(root)) if root and path.is_relative_to(root) else str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleError(f"{shown}:1: cannot read: {exc}") from None
-    try:
-        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 1
-        raise RuleError(f"{shown}:{line}: invalid YAML: {exc.problem}") from None
-    nodes = [n for n in nodes if n is not None]
+        text = safe_yaml.read_bounded(path, f"{shown}:1", limits.MAX_RULE_FILE_BYTES)
+        nodes, values = safe_yaml.compose_documents(text, shown)
+    except InputError as exc:
+        raise RuleError(str(exc)) from None
     if len(nodes) != 1:
         line = nodes[1].start_mark.line + 1 if len(nodes) > 1 else 1
         raise RuleError(f"{shown}:{line}: a rule file holds exactly one rule (one document)")
-    node = nodes[0]
-    data = yaml.safe_load(text)
+    node, data = nodes[0], values[0]
     if not isinstance(data, dict):
         raise RuleError(f"{shown}:{node.start_mark.line + 1}: a rule is a mapping of fields")
     try:
@@ -255,7 +260,7 @@ class RulePack:
 
 
 def load_pack(folder: Path | None = None, *, lint: bool = True) -> RulePack:
-    """Load every rule under ``folder`` (default: the repository's ``rules/``).
+    """Load every rule under ``folder`` (default: the shipped pack, :data:`DEFAULT_RULES_DIR`).
 
     Args:
         folder: the pack's folder.
@@ -270,14 +275,27 @@ def load_pack(folder: Path | None = None, *, lint: bool = True) -> RulePack:
             f"rule folder not found: {root} (point MEMAUDIT_RULES_DIR or --rules at a rule pack)"
         )
     retired_file = root / "RETIRED_IDS"
+    try:
+        retired_text = (
+            safe_yaml.read_bounded(retired_file, "RETIRED_IDS:1", limits.MAX_CONFIG_FILE_BYTES)
+            if retired_file.exists()
+            else ""
+        )
+    except InputError as exc:
+        raise RuleError(str(exc)) from None
     retired = frozenset(
         line.split("#", 1)[0].strip()
-        for line in (retired_file.read_text().splitlines() if retired_file.exists() else [])
+        for line in retired_text.splitlines()
         if line.split("#", 1)[0].strip()
     )
     rules: list[Rule] = []
     digest = hashlib.sha256()
-    for path in _iter_rule_files(root):
+    paths = list(_iter_rule_files(root))
+    if len(paths) > limits.MAX_RULE_FILES:
+        raise RuleError(
+            f"{root}: {len(paths):,} rule files, over the limit of {limits.MAX_RULE_FILES:,}"
+        )
+    for path in paths:
         rule = load_rule_file(path, root)
         rules.append(rule)
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())

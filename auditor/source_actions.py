@@ -37,6 +37,7 @@ from auditor import audit_log
 from auditor.config import Settings
 from auditor.connectors.base import ErasureResult, NotSupported
 from auditor.errors import ConfigError, InputError, MemauditError, NotFoundError
+from auditor.keys import audit_key
 from auditor.logging import scrub
 from auditor.source_state import clear_write_back, mark_write_back, source_state_after
 from auditor.store.db import Database
@@ -73,14 +74,11 @@ def _prefix(name: str) -> str:
 
 
 def _key(settings: Settings) -> bytes | None:
-    # auditor.lifecycle.audit_key, without importing lifecycle (it imports this module)
-    if settings.audit_hmac_key is None:
-        return None
-    return settings.audit_hmac_key.get_secret_value().encode("utf-8")
+    return audit_key(settings)
 
 
 def _error_text(exc: BaseException) -> str:
-    return scrub(f"{type(exc).__name__}: {exc}")[:_ERROR_CHARS]
+    return scrub(f"{type(exc).__name__}: {exc}", limit=_ERROR_CHARS)
 
 
 def _declared(settings: Settings) -> dict[str, Any]:
@@ -344,7 +342,9 @@ def _run_erase(db: Database, row_id: int, values: Sequence[str]) -> dict[str, An
             [row_id],
             ok=False,
             result=data,
-            error=scrub("the erasure could not be verified: " + "; ".join(problems))[:_ERROR_CHARS],
+            error=scrub(
+                "the erasure could not be verified: " + "; ".join(problems), limit=_ERROR_CHARS
+            ),
             # what may hold the subject without a trace of it stays so until an officer
             # acts (attributes or erases it): retrying alone cannot change that
             final=not outcome.remaining,

@@ -35,7 +35,7 @@ from auditor.config import Settings
 from auditor.connectors import KINDS, open_connector
 from auditor.connectors.base import Connector, SourceConfig, valid_source_name
 from auditor.errors import ConfigError, InputError, NotFoundError
-from auditor.lifecycle import audit_key
+from auditor.keys import audit_key
 from auditor.schedules import parse_schedule
 from auditor.store.db import Database
 from auditor.store.models import SourceAction, SourceRow, SourceWatermark
@@ -335,14 +335,9 @@ def load_mapping(path: Path) -> dict[str, Any]:
     Raises:
         InputError: the file cannot be read or is not a YAML mapping.
     """
-    import yaml
+    from auditor import safe_yaml  # bounded: no aliases, anchors or tags; size and depth
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML: {exc}") from None
+    data = safe_yaml.load_file(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a mapping file must hold a YAML mapping")
     return data

@@ -432,7 +432,7 @@ def _full_due(details: dict[str, Any], settings_hours: float, now: datetime) -> 
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, MemauditError):
         return str(exc)
-    return scrub(f"{type(exc).__name__}: {exc}")[:500]
+    return scrub(f"{type(exc).__name__}: {exc}", limit=500)
 
 
 def sync_source(

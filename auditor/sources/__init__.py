@@ -10,10 +10,13 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auditor.config import Settings
 from auditor.errors import InputError
 from auditor.sources.base import Source, SourceItem
+
+if TYPE_CHECKING:
+    from auditor.config import Settings
 
 __all__ = ["FORMATS", "Source", "SourceItem", "detect_format", "open_source"]
 

@@ -16,10 +16,12 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from auditor.config import Settings
 from auditor.errors import InputError
+
+if TYPE_CHECKING:
+    from auditor.config import Settings
 
 __all__ = ["Source", "SourceItem", "file_sha256"]
 

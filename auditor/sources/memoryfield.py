@@ -31,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from auditor import safe_yaml
 from auditor.errors import InputError
 from auditor.sources._common import show_name, stable_id
 from auditor.sources.base import Source, SourceItem, file_sha256
@@ -177,8 +178,12 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     closing = _CLOSE.search(text, opening.end())
     if not closing:
         return {}, text
+    front = text[opening.end() : closing.start()]
+    refused = safe_yaml.check_events(front, loader=_Loader, first_line=2)  # no alias bombs
+    if refused is not None:
+        raise _PageError(f"bad YAML front matter at {refused}")
     try:
-        meta = yaml.load(text[opening.end() : closing.start()], Loader=_Loader)  # noqa: S506
+        meta = yaml.load(front, Loader=_Loader)  # noqa: S506
     except yaml.YAMLError as exc:
         raise _PageError(_yaml_problem(exc)) from None
     except RecursionError:
