@@ -4,6 +4,12 @@ Shared by the scan engine (:mod:`auditor.scan`), the write guard (:mod:`auditor.
 ``memaudit eval`` and the rules' own test cases. Rules that use the same detector with the
 same params share one detector call per memory. A detector that crashes on one memory is
 recorded as an :class:`EngineError` for that memory and rule group, and the run goes on.
+
+Before the per-memory detectors run, one pass of :class:`auditor.detectors.prefilter.Prefilter`
+over the memory's text (every needle the detectors declare, in one automaton) decides which
+of them can possibly fire; the others are not called, and a detector with parts is told
+which of its parts may fire. The decision is exact (a detector none of whose needles occurs
+finds nothing); ``Engine(rules, prefilter=False)`` or ``MEMAUDIT_PREFILTER=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 from auditor.config import Settings
 from auditor.detectors import build
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+from auditor.detectors.prefilter import Needles, Prefilter, prefilter_enabled
 from auditor.logging import scrub
 from auditor.records import parse_record
 from auditor.rules import Rule, RulePack
@@ -61,6 +68,8 @@ class _Group:
     detector: Detector
     rules: list[Rule] = field(default_factory=list)
     label: str = ""
+    #: the detector's parts (None: not prefiltered, it runs on every memory)
+    parts: frozenset[str] | None = None
     _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
 
     def applicable(self, m: MemoryView) -> list[Rule]:
@@ -82,9 +91,11 @@ class Engine:
 
     Args:
         rules: the rules to run (usually ``pack.active()``).
+        prefilter: decide in one pass per memory which detectors can fire (default: on
+            unless ``MEMAUDIT_PREFILTER=0``); findings are the same either way.
     """
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], prefilter: bool | None = None) -> None:
         self.rules = list(rules)
         groups: dict[str, _Group] = {}
         for rule in self.rules:
@@ -97,6 +108,11 @@ class Engine:
             group.label = f"{group.detector.name} [{group.rules[0].id}{more}]"
         self.memory_groups = [g for g in groups.values() if g.detector.scope == "memory"]
         self.subject_groups = [g for g in groups.values() if g.detector.scope == "subject"]
+        self.prefilter: Prefilter[tuple[int, str]] | None = None
+        if prefilter if prefilter is not None else prefilter_enabled():
+            self.prefilter = _build_prefilter(self.memory_groups)
+        #: per rule group (its label): memories the prefilter spared it (when profiling)
+        self.skipped: dict[str, int] = {}
         #: per rule group (its label): [seconds inside the detector, calls]; None = off
         self.timings: dict[str, list[float]] | None = None
 
@@ -106,6 +122,7 @@ class Engine:
         When off, the only cost is one ``is None`` test per rule group and memory.
         """
         self.timings = {g.label: [0.0, 0.0] for g in self.memory_groups + self.subject_groups}
+        self.skipped = {g.label: 0 for g in self.memory_groups if g.parts is not None}
 
     def stop_profile(self) -> dict[str, list[float]]:
         """Stop timing; returns what was measured (label -> [seconds, calls])."""
@@ -122,13 +139,26 @@ class Engine:
         hits: list[Hit] = []
         errors: list[EngineError] = []
         timings = self.timings
-        for group in self.memory_groups:
+        may: frozenset[tuple[int, str]] | None = None
+        for index, group in enumerate(self.memory_groups):
             rules = group.applicable(m)
             if not rules:
                 continue
+            parts: frozenset[str] | None = None
+            if group.parts is not None and self.prefilter is not None:
+                if may is None:
+                    may = self.prefilter.decide(m.fact)
+                parts = frozenset(p for p in group.parts if (index, p) in may)
+                if not parts:
+                    if timings is not None:
+                        self.skipped[group.label] = self.skipped.get(group.label, 0) + 1
+                    continue
             started = time.perf_counter() if timings is not None else 0.0
             try:
-                detections = group.detector.analyze(m, ctx)
+                if parts is None:
+                    detections = group.detector.analyze(m, ctx)
+                else:
+                    detections = group.detector.analyze_parts(m, ctx, parts)
             except Exception as exc:  # noqa: BLE001 - one memory must not stop a scan
                 errors.append(_error(rules, (m.memory_id,), exc))
                 continue
@@ -191,6 +221,19 @@ class Engine:
         return hits, errors
 
 
+def _build_prefilter(groups: Sequence[_Group]) -> Prefilter[tuple[int, str]] | None:
+    """One automaton over the needles of every group that declares them (None: no group)."""
+    needles: dict[tuple[int, str], Needles] = {}
+    for index, group in enumerate(groups):
+        declared = group.detector.prefilter_needles()
+        if not declared:
+            continue
+        group.parts = frozenset(declared)
+        for part, found in declared.items():
+            needles[(index, part)] = found
+    return Prefilter(needles) if needles else None
+
+
 def _tick(timings: dict[str, list[float]], label: str, started: float) -> None:
     slot = timings.setdefault(label, [0.0, 0.0])
     slot[0] += time.perf_counter() - started
@@ -198,7 +241,7 @@ def _tick(timings: dict[str, list[float]], label: str, started: float) -> None:
 
 
 def _error(rules: Sequence[Rule], memory_ids: tuple[str, ...], exc: BaseException) -> EngineError:
-    message = scrub(f"{type(exc).__name__}: {exc}")[:300]
+    message = scrub(f"{type(exc).__name__}: {exc}", limit=300)
     return EngineError(tuple(r.id for r in rules), memory_ids, message)
 
 

@@ -40,6 +40,7 @@ DETECTORS: dict[str, str] = {
     "keyword": "auditor.detectors.keyword:KeywordDetector",
     "injection_model": "auditor.detectors.injection_model:InjectionModelDetector",
     "source_hygiene": "auditor.detectors.source_hygiene:SourceHygieneDetector",
+    "control_chars": "auditor.detectors.control_chars:ControlCharsDetector",
 }
 
 _cache: dict[str, Detector] = {}

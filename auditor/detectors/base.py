@@ -25,6 +25,7 @@ from auditor.config import Settings
 from auditor.hashing import content_hash
 
 if TYPE_CHECKING:
+    from auditor.detectors.prefilter import Needles
     from auditor.records import MemoryRecord
     from auditor.store.models import Memory
 
@@ -187,6 +188,26 @@ class Detector(abc.ABC):
     def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
         """Detections in one memory (``scope = "memory"``)."""
         raise TypeError(f"detector {self.name} works on subjects, not single memories")
+
+    def prefilter_needles(self) -> Mapping[str, Needles] | None:
+        """Per part of this detector, what a text must contain for the part to find anything.
+
+        None (the default): the detector runs on every memory. Otherwise the parts together
+        cover everything :meth:`analyze` can find: when no part's needle occurs in a text,
+        :meth:`analyze` returns nothing, and the engine does not call it
+        (:mod:`auditor.detectors.prefilter`). Called once, when the engine is built.
+        """
+        return None
+
+    def analyze_parts(
+        self, memory: MemoryView, ctx: DetectContext, parts: frozenset[str]
+    ) -> list[Detection]:
+        """:meth:`analyze`, told which parts the prefilter let through (at least one).
+
+        The result must equal :meth:`analyze`'s; a detector with costly parts overrides this
+        to skip the others. The default ignores ``parts``.
+        """
+        return self.analyze(memory, ctx)
 
     def analyze_group(self, memories: Sequence[MemoryView], ctx: DetectContext) -> list[Detection]:
         """Detections among the memories of one subject (``scope = "subject"``)."""

@@ -59,6 +59,19 @@ Params:
     ner_model: an installed spaCy model for ``PERSON`` / ``LOCATION`` (default none).
     chunk_chars: long texts are analysed in overlapping chunks of this size (default 4000:
         Presidio's context step grows with the square of the tokens in one call).
+
+Long and hostile texts: Presidio only ever sees chunks of ``chunk_chars``, so its cost per
+character is bounded whatever the text's length. That bound matters for Presidio's India
+PAN "low" pattern, whose look-aheads scan to the end of their input from every word
+(quadratic within one call; it runs only when the text names a PAN). memaudit's own
+recognizer patterns use bounded repetition (the street-word pattern reads at most 64
+letters before its ending). ``benchmarks/linear_time_bench.py`` prints the cost per
+character of every recognizer pattern on hostile inputs.
+
+Prefilter: :meth:`PiiDetector.prefilter_needles` declares what :meth:`_candidates` needs
+(a digit, ``@``, a group word, a password word; per country id and licence entity, its
+gate words), so a text without any is never handed to Presidio
+(:mod:`auditor.detectors.prefilter`).
 """
 
 from __future__ import annotations
@@ -88,7 +101,12 @@ from auditor.detectors.pii_address import (
     merge_address_parts,
 )
 from auditor.detectors.pii_filters import drop_result
-from auditor.detectors.pii_nrp import NRP_TOPIC_SCORE, NrpRecognizer, mentions_group
+from auditor.detectors.pii_nrp import (
+    NRP_TOPIC_SCORE,
+    NrpRecognizer,
+    group_needles,
+    mentions_group,
+)
 from auditor.detectors.pii_presidio import (
     AnalyzerEngine,
     CreditCardRecognizer,
@@ -116,6 +134,7 @@ from auditor.detectors.pii_presidio import (
     spacy,
 )
 from auditor.detectors.pii_prose import (
+    PASSWORD_GATE_WORDS,
     PROSE_ENTITIES,
     PROSE_GATES,
     DateOfBirthRecognizer,
@@ -138,6 +157,7 @@ from auditor.detectors.pii_recognizers import (
     TypedKrFrnRecognizer,
     TypedKrRrnRecognizer,
 )
+from auditor.detectors.prefilter import Needles, unicode_digits
 from auditor.logging import scrub
 
 __all__ = [
@@ -431,6 +451,7 @@ def _country_gates() -> dict[str, re.Pattern[str]]:
         words = getattr(predefined_recognizers, class_name)(supported_language="en").context
         kept = [w for w in words if w and w.lower() not in stop]
         _COUNTRY_WORDS.update(w.lower() for w in kept)
+        _WORD_GATES[entity] = tuple(kept)
         named = alternation(kept)
         gates[entity] = re.compile(rf"(?<![^\W\d_])(?i:{named})(?![^\W\d_])")
     return gates
@@ -441,6 +462,12 @@ def _country_gates() -> dict[str, re.Pattern[str]]:
 #: matches a word case-insensitively, and for ASCII text that is a substring of the lower
 #: case text)
 _COUNTRY_WORDS: set[str] = set()
+#: entity -> the words its gate needs one of (case-insensitive): the prefilter's needles for
+#: the entity's own part (country ids, licence numbers)
+_WORD_GATES: dict[str, tuple[str, ...]] = {
+    "US_DRIVER_LICENSE": tuple(terms.US_DRIVER_LICENSE_CONTEXT),
+    "DRIVER_LICENSE": tuple(terms.DRIVER_LICENSE_CONTEXT),
+}
 
 
 #: Cheap preconditions per entity: without a match, the entity's recognizers (and, when no
@@ -574,14 +601,56 @@ class PiiDetector(Detector):
         self._prose = (DateOfBirthRecognizer("en"), PasswordRecognizer("en"))
         self._analyzer = _analyzer(_EngineKey(self.ner_model, tuple(r.upper() for r in regions)))
 
-    def _candidates(self, text: str) -> list[str]:
-        """The configured entities that could occur in ``text`` (cheap checks first)."""
+    def prefilter_needles(self) -> Mapping[str, Needles]:
+        """What :meth:`_candidates` needs to keep an entity (exact, see there), as parts.
+
+        ``identifiers``: a digit (every entity but e-mail, NRP and password), ``@`` / ``＠``
+        (e-mail), a group word (NRP, :func:`auditor.detectors.pii_nrp.group_needles`) or a
+        password word; it alone decides whether the detector runs. ``word:<ENTITY>``: the
+        words of an entity's word gate (country ids, licence numbers); without one of them
+        the entity is not looked for (it needs a digit too).
+        """
+        needles = Needles()
+        parts: dict[str, Needles] = {}
+        for entity in self.entities:
+            if entity in NER_ENTITIES:
+                needles |= Needles.anything()
+            elif entity == "EMAIL_ADDRESS":
+                needles |= Needles.of(("@", "＠"))
+            elif entity == "NRP":
+                needles |= Needles.of(group_needles())
+            elif entity == "PASSWORD":
+                needles |= Needles.of(PASSWORD_GATE_WORDS)
+            else:
+                needles |= Needles.of(unicode_digits())
+            if entity in _WORD_GATES:
+                parts[f"word:{entity}"] = Needles.of(_WORD_GATES[entity])
+        return {"identifiers": needles, **parts}
+
+    def analyze_parts(
+        self, memory: MemoryView, ctx: DetectContext, parts: frozenset[str]
+    ) -> list[Detection]:
+        """:meth:`analyze`, entities with a word gate looked for only when the word occurs."""
+        if "identifiers" not in parts:
+            return []
+        return self._analyze(memory, parts)
+
+    def _candidates(self, text: str, parts: frozenset[str] | None = None) -> list[str]:
+        """The configured entities that could occur in ``text`` (cheap checks first).
+
+        ``parts``: the prefilter's decision (an entity whose ``word:`` part is missing is
+        skipped: its gate word is not in the text).
+        """
         has_digit = _DIGIT.search(text) is not None
         # None: unknown yet; only ASCII texts take the shortcut (exact, see _COUNTRY_WORDS)
         country_named: bool | None = None if text.isascii() else True
+        if parts is not None:
+            country_named = True  # the parts decide, per entity
         wanted: list[str] = []
         for entity in self.entities:
             if entity not in _DIGITLESS and not has_digit:
+                continue
+            if parts is not None and entity in _WORD_GATES and f"word:{entity}" not in parts:
                 continue
             if entity in _COUNTRY_ENTITIES:
                 if country_named is None:
@@ -612,8 +681,11 @@ class PiiDetector(Detector):
         Returns:
             One detection per identifier found, highest score first where they overlap.
         """
+        return self._analyze(memory, None)
+
+    def _analyze(self, memory: MemoryView, parts: frozenset[str] | None) -> list[Detection]:
         text = memory.fact
-        candidates = self._candidates(text)
+        candidates = self._candidates(text, parts)
         if not candidates:
             return []
         wanted = [e for e in candidates if e not in PROSE_ENTITIES]

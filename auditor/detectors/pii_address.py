@@ -76,7 +76,10 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
         ),
         Pattern(
             "street word ending + number",
-            rf"(?<![\p{{L}}\d])\p{{L}}[\p{{L}}'’-]*(?i:{compound})\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
+            # bounded: an unbounded run re-scanned from every letter of "'a'a'a..." was
+            # quadratic; a street word is at most 64 letters with its ending
+            rf"(?<![\p{{L}}\d])\p{{L}}[\p{{L}}'’-]{{0,63}}(?i:{compound})"
+            rf"\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
             0.5,
         ),
         Pattern(

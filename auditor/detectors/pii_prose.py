@@ -31,7 +31,13 @@ from auditor.detectors.pii_presidio import (
     RecognizerResult,
 )
 
-__all__ = ["DateOfBirthRecognizer", "PasswordRecognizer", "PROSE_ENTITIES", "PROSE_GATES"]
+__all__ = [
+    "PASSWORD_GATE_WORDS",
+    "PROSE_ENTITIES",
+    "PROSE_GATES",
+    "DateOfBirthRecognizer",
+    "PasswordRecognizer",
+]
 
 PROSE_ENTITIES = ("DATE_OF_BIRTH", "PASSWORD")
 
@@ -88,10 +94,22 @@ _TRAILING = ".,;:!?)"
 _DOB_NAME = "DateOfBirthRecognizer"
 _PASSWORD_NAME = "PasswordRecognizer"
 
+#: The words of the ``PASSWORD`` gate (also the prefilter's needles for it).
+PASSWORD_GATE_WORDS = (
+    "pass",
+    "pin",
+    "code",
+    "secret",
+    "비밀번호",
+    "비번",
+    "패스워드",
+    "암호",
+    "번호",
+)
 #: Cheap preconditions (no match: the recognizer is not run).
 PROSE_GATES: dict[str, re.Pattern[str]] = {
     "DATE_OF_BIRTH": re.compile(r"(?i:born|birth|d\.?o\.?b|생년월일|생일|출생|태어)"),
-    "PASSWORD": re.compile(r"(?i:pass|pin|code|secret|비밀번호|비번|패스워드|암호|번호)"),
+    "PASSWORD": re.compile("(?i:" + "|".join(PASSWORD_GATE_WORDS) + ")"),
 }
 
 

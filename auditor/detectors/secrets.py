@@ -58,15 +58,24 @@ Params:
     prose_tokens: let the generic finder also read tokens stated in prose ("the deploy token
         is ...", "토큰은 ...") (default false: on the public corpora's train / dev splits it
         raised more false alarms than it found secrets).
+
+Long texts: the Betterleaks engine sees a text longer than 16,384 characters in windows
+overlapping by 2,048 (:data:`auditor.detectors.secrets_engine.WINDOW`); line numbers are
+found by bisection and overlaps between findings are resolved in ``n log n``, so the cost
+per character stays flat up to the largest memory. The prefilter
+(:meth:`SecretsDetector.prefilter_needles`) skips the engine on texts without any of its
+rules' keywords.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from detect_secrets.__version__ import VERSION as detect_secrets_version
@@ -87,7 +96,14 @@ from detect_secrets.plugins.keyword import (
 
 from auditor.detectors import secrets_engine
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.prefilter import Needles
 from auditor.detectors.secrets_filters import Level, empty_pem_block, placeholder_reason
+from auditor.detectors.secrets_generic import (
+    GATES as GENERIC_GATES,
+)
+from auditor.detectors.secrets_generic import (
+    KO_GATES as GENERIC_KO_GATES,
+)
 from auditor.detectors.secrets_generic import find_assignments, value_ok
 from auditor.detectors.secrets_patterns import (
     EXTRA_PATTERNS,
@@ -155,6 +171,7 @@ _GENERIC_SCORES = {"password": 0.75, "token": 0.78, "key": 0.7}
 _ENGINE_PRIORITY = {"private_key": 0.2, "credential_assignment": 4.5}
 _GENERIC_PRIORITY = 4.5
 _WS = re.compile(r"\s")
+_NEWLINE = re.compile("\n")
 _LEFT_EDGE = " \t\r\n\"'`=:,;"
 _RIGHT_EDGE = " \t\r\n\"'`,;"
 #: A capture group shorter than this, or one that starts the match (a prefix alternative such
@@ -235,11 +252,47 @@ class _Found:
     details: dict[str, Any]
 
 
+def _first_disjoint(found: list[_Found]) -> list[_Found]:
+    """Walking ``found`` in order, the findings that overlap none kept before; by position.
+
+    Kept findings are disjoint, so among those starting before a finding's end only the
+    last one can reach into it: a bisection per finding (linear-logarithmic in the number
+    of findings, which grows with the text). A zero-length finding (none of the finders
+    gives one) falls back to the plain pairwise check.
+    """
+    kept: list[_Found] = []
+    if any(f.start >= f.end for f in found):
+        for f in found:
+            if not any(f.start < k.end and k.start < f.end for k in kept):
+                kept.append(f)
+        return sorted(kept, key=lambda f: (f.start, f.end))
+    starts: list[int] = []
+    for f in found:
+        i = bisect.bisect_left(starts, f.end)
+        if i > 0 and kept[i - 1].end > f.start:
+            continue
+        starts.insert(i, f.start)
+        kept.insert(i, f)
+    return sorted(kept, key=lambda f: (f.start, f.end))
+
+
+@lru_cache(maxsize=4)
+def _line_starts(text: str) -> tuple[int, ...]:
+    """Offsets where the lines of ``text`` start (the last few texts are remembered)."""
+    return (0, *(m.end() for m in _NEWLINE.finditer(text)))
+
+
 def _line_at(text: str, pos: int) -> tuple[str, int]:
     """The line of ``text`` containing ``pos``, and its 1-based number."""
-    start = text.rfind("\n", 0, pos) + 1
+    if len(text) < 2048:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        return text[start : end if end != -1 else len(text)], text.count("\n", 0, pos) + 1
+    starts = _line_starts(text)
+    number = bisect.bisect_right(starts, pos)
+    start = starts[number - 1]
     end = text.find("\n", pos)
-    return text[start : end if end != -1 else len(text)], text.count("\n", 0, pos) + 1
+    return text[start : end if end != -1 else len(text)], number
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -551,8 +604,50 @@ class SecretsDetector(Detector):
 
     # -- the detector ----------------------------------------------------------------------
 
+    def prefilter_needles(self) -> Mapping[str, Needles]:
+        """Two parts: the Betterleaks engine (its rules' keywords) and the other finders.
+
+        The finders' needles are the union of their own gates: memaudit's patterns' gates,
+        the detect-secrets plugins' gates (every plugin in use must have one), the keyword
+        plugin's stems, a quote (the entropy plugins match quoted strings only) and the
+        generic finder's key words. Where one of them cannot be vouched for, the part runs on
+        every text.
+        """
+        finders = Needles.of(*(pat.gate for pat in self._extras))
+        if any(not gate for _, _, gate in self._plugins.regex):
+            finders |= Needles.anything()
+        else:
+            finders |= Needles.of(*(gate for _, _, gate in self._plugins.regex))
+        if self._plugins.keyword is not None:
+            if not _KEYWORD_GATE_OK:
+                finders |= Needles.anything()
+            finders |= Needles.of(_KEYWORD_STEMS)
+        if self._plugins.entropy:
+            finders |= Needles.of(("'", '"'))
+        if self._generic:
+            finders |= Needles.of(GENERIC_GATES, ("password",))
+            if self._prose_tokens:
+                finders |= Needles.of(GENERIC_KO_GATES)
+        parts = {"finders": finders}
+        if self._engine:
+            words = secrets_engine.keywords()
+            parts["engine"] = Needles.anything() if words is None else Needles.of(words)
+        return parts
+
     def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
         """Credentials in ``memory.fact``; one detection per secret found."""
+        return self._analyze(memory, engine=True)
+
+    def analyze_parts(
+        self, memory: MemoryView, ctx: DetectContext, parts: frozenset[str]
+    ) -> list[Detection]:
+        """:meth:`analyze`, without the engine when the prefilter found none of its keywords.
+
+        (The finders' own gates still decide which of them run.)
+        """
+        return self._analyze(memory, engine="engine" in parts)
+
+    def _analyze(self, memory: MemoryView, engine: bool) -> list[Detection]:
         text = memory.fact
         if not text or len(text) < 4:
             return []
@@ -562,19 +657,14 @@ class SecretsDetector(Detector):
             *self._from_regex_plugins(text, lower),
             *self._from_keywords(text, lower),
             *self._from_entropy(text),
-            *self._from_engine(text),
+            *(self._from_engine(text) if engine else ()),
             *self._from_generic(text, lower),
         ]
         found = [f for f in found if _plausible(text, f)]
         if not found:
             return []
         found.sort(key=lambda f: (f.priority, -(f.end - f.start), f.start, f.entity))
-        kept: list[_Found] = []
-        for f in found:
-            if any(f.start < k.end and k.start < f.end for k in kept):
-                continue
-            kept.append(f)
-        kept.sort(key=lambda f: (f.start, f.end))
+        kept = _first_disjoint(found)
         return [
             Detection(
                 memory_ids=(memory.memory_id,),

@@ -10,8 +10,19 @@ every public corpus) and ``kingfisher-bin`` (a CLI: one process per batch). See
 :mod:`auditor.detectors.secrets` for how its findings join detect-secrets' and memaudit's.
 
 Findings are mapped to entities by ``data/secrets_engine.yaml``; identifier-only rules are
-skipped there. Offsets: the engine reports byte columns of lines; the value is located in
-the text from its line on, so spans are character offsets of :attr:`MemoryView.fact`.
+skipped there.
+
+**Keywords.** Every Betterleaks rule (like gitleaks') carries keywords: the engine tries a
+rule only on a text whose lower case contains one of them, and it does not decode
+base64 / hex / percent-encoding when called on a string. ``data/secrets_engine_keywords.yaml``
+lists the keywords of the rules that are not skipped, read from the engine's embedded
+configuration (:func:`embedded_rules`; a test checks the file against the installed
+library). :func:`keywords` returns them only for the engine version they were read from;
+the secrets detector hands them to the prefilter, so the engine is not called on the ~75%
+of memories that contain none.
+
+Offsets: the engine reports byte columns of lines; the value is located in the text from
+its line on, so spans are character offsets of :attr:`MemoryView.fact`.
 Nothing here logs or returns the value itself except as a span.
 """
 
@@ -30,9 +41,25 @@ from typing import Any
 
 import yaml
 
-__all__ = ["EngineFinding", "EngineRules", "engine_available", "engine_version", "scan"]
+__all__ = [
+    "EngineFinding",
+    "EngineRules",
+    "embedded_rules",
+    "engine_available",
+    "engine_version",
+    "keywords",
+    "scan",
+]
 
 DATA = Path(__file__).with_name("data") / "secrets_engine.yaml"
+KEYWORDS = Path(__file__).with_name("data") / "secrets_engine_keywords.yaml"
+#: longest text handed to the engine in one call; longer ones go in overlapping windows
+WINDOW = 16_384
+#: characters two neighbouring windows share: a credential up to this long that crosses a
+#: window's edge is still seen whole in one of them
+OVERLAP = 2_048
+#: how the embedded rule file of the engine library starts
+_EMBEDDED_HEAD = b"# This file has been auto-generated. Do not edit manually."
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _warned = False
@@ -116,6 +143,55 @@ def engine_version() -> str | None:
     return f"{betterleaks.__version__} (betterleaks {betterleaks.__upstream_version__})"
 
 
+def _upstream_version() -> str | None:
+    if _scanner() is None:
+        return None
+    import betterleaks
+
+    return str(betterleaks.__upstream_version__)
+
+
+@cache
+def keywords(path: Path = KEYWORDS) -> frozenset[str] | None:
+    """The lower-case keywords of the engine's rules that are not skipped, or None.
+
+    None when the engine is unavailable or is not the version the file was read from (then
+    nothing may be assumed: the engine runs on every text).
+    """
+    raw: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    version = _upstream_version()
+    if version is None or str(raw.get("upstream_version")) != version:
+        return None
+    return frozenset(str(k).lower() for k in raw["keywords"])
+
+
+def embedded_rules(library: Path | None = None) -> list[dict[str, Any]]:
+    """The rules of the engine library's embedded default configuration (TOML).
+
+    Used to (re)write and to check ``data/secrets_engine_keywords.yaml``.
+
+    Raises:
+        ValueError: the library carries no embedded configuration this can read.
+    """
+    import tomllib
+
+    if library is None:
+        import betterleaks
+
+        library = Path(betterleaks.__file__).with_name("libbetterleaks.so")
+    data = library.read_bytes()
+    start = data.find(_EMBEDDED_HEAD)
+    if start < 0:
+        raise ValueError(f"{library}: no embedded rule configuration found")
+    end = data.find(b"\0", start)
+    try:
+        config = tomllib.loads(data[start : end if end > 0 else None].decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{library}: embedded configuration unreadable: {exc}") from None
+    rules: list[dict[str, Any]] = config["rules"]
+    return rules
+
+
 def _line_starts(text: str) -> list[int]:
     starts = [0]
     pos = text.find("\n")
@@ -152,11 +228,42 @@ def _jwt_header_ok(value: str) -> bool:
 def scan(text: str) -> list[EngineFinding]:
     """Credentials the engine finds in ``text`` (empty when the engine is unavailable).
 
-    Engine errors are logged (without the text) and give no findings.
+    A text longer than :data:`WINDOW` is scanned in windows of that size cut at line ends
+    where possible and overlapping by :data:`OVERLAP` (the engine's own cost grows faster
+    than the length: it locates every finding from the start of its input); findings seen
+    in two windows are reported once. Engine errors are logged (without the text) and give
+    no findings.
     """
     loaded = _scanner()
     if loaded is None or not text.strip():
         return []
+    if len(text) <= WINDOW:
+        return _scan_window(text, loaded, 0)
+    seen: dict[tuple[int, int, str], EngineFinding] = {}
+    for offset, piece in _windows(text):
+        for f in _scan_window(piece, loaded, offset):
+            seen.setdefault((f.start, f.end, f.rule_id), f)
+    return sorted(seen.values(), key=lambda f: (f.start, f.end, f.rule_id))
+
+
+def _windows(text: str) -> list[tuple[int, str]]:
+    """``(offset, piece)`` covering ``text``: at most :data:`WINDOW` characters, overlapping."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    while True:
+        end = min(len(text), start + WINDOW)
+        if end < len(text):
+            cut = text.rfind("\n", start + WINDOW // 2, end)
+            end = cut + 1 if cut > 0 else end
+        out.append((start, text[start:end]))
+        if end >= len(text):
+            return out
+        start = end - OVERLAP
+
+
+def _scan_window(
+    text: str, loaded: tuple[Callable[[str], list[Any]], type[Exception]], offset: int
+) -> list[EngineFinding]:
     fn, error = loaded
     try:
         raw = fn(text)
@@ -182,8 +289,8 @@ def scan(text: str) -> list[EngineFinding]:
         confidence = str(f.confidence or "medium").lower()
         out.append(
             EngineFinding(
-                start=start,
-                end=start + len(value),
+                start=offset + start,
+                end=offset + start + len(value),
                 rule_id=rule_id,
                 entity=entity,
                 confidence=confidence,

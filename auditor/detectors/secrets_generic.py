@@ -36,7 +36,15 @@ import yaml
 from auditor.detectors.secrets_filters import placeholder_reason
 from auditor.detectors.secrets_patterns import is_placeholder
 
-__all__ = ["GenericFinding", "KeyClass", "classify_key", "find_assignments", "value_ok"]
+__all__ = [
+    "GATES",
+    "KO_GATES",
+    "GenericFinding",
+    "KeyClass",
+    "classify_key",
+    "find_assignments",
+    "value_ok",
+]
 
 DATA = Path(__file__).with_name("data") / "secrets_keywords.yaml"
 KeyClass = Literal["password", "token", "key"]
@@ -120,8 +128,13 @@ _NETRC = re.compile(
     r"\blogin\s{1,3}[^\s]{1,128}\s{1,3}password\s{1,3}(?P<bare>[^\s\"'`]{1,128})", re.IGNORECASE
 )
 #: Cheap gates: one of these must occur (lower-cased) before any pattern runs.
-_GATES = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "bearer", "pat", "dsn")
-_KO_GATES = ("토큰", "시크릿", "키")
+#: lower-case words one of which every key the assignment finders accept contains (also the
+#: prefilter's needles for them, with "password" for ``.netrc``)
+GATES = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "bearer", "pat", "dsn")
+#: the Korean prose finder's words
+KO_GATES = ("토큰", "시크릿", "키")
+_GATES = GATES
+_KO_GATES = KO_GATES
 _DOTTED_REF = re.compile(r"[A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,8}")
 _WORDY = re.compile(r"[a-z]{1,64}(?:[_\-. ][a-z]{1,64}){0,16}")
 #: ``tenant.auth0.com``, ``api.example.io``: a host name, not a credential.

@@ -49,6 +49,7 @@ from typing import Any
 from auditor.detectors import _special_terms as terms
 from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.prefilter import Needles
 
 __all__ = ["CATEGORIES", "SpecialCategoryDetector"]
 
@@ -253,6 +254,10 @@ class SpecialCategoryDetector(Detector):
         self._anchors = {c: terms.ANCHORS[c] for c in self.categories}
         # one pass over the text finds every anchor; categories without one are skipped
         self._anchor_set = LiteralSet(a for c in self.categories for a in self._anchors[c])
+
+    def prefilter_needles(self) -> Mapping[str, Needles]:
+        """One part: the anchors of the categories looked for (no anchor, no pattern runs)."""
+        return {"anchors": Needles.of(self._anchor_set.words)}
 
     def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
         """Special-category data in one memory's fact.
