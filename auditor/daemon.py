@@ -144,6 +144,26 @@ class Metrics:
             registry=r,
         )
 
+        self.accounts_locked = Gauge(
+            "memaudit_accounts_locked", "Dashboard accounts locked now.", registry=r
+        )
+        self.account_lockouts = Counter(
+            "memaudit_account_lockouts",
+            "Account lockouts after failed sign-ins (account.locked audit events).",
+            registry=r,
+        )
+        self._lockouts_seen = 0
+
+    def record_accounts(self, db: Database) -> None:
+        """Refresh the lockout figures from the store (the dashboard locks, not the daemon)."""
+        from auditor.lockout import lockout_stats
+
+        stats = lockout_stats(db)
+        self.accounts_locked.set(stats["locked_now"])
+        if stats["lockouts_total"] > self._lockouts_seen:
+            self.account_lockouts.inc(stats["lockouts_total"] - self._lockouts_seen)
+        self._lockouts_seen = max(self._lockouts_seen, stats["lockouts_total"])
+
     def record_sources(self, db: Database) -> None:
         """Refresh the write-back gauges: drift at each source's last sync, outbox rows."""
         from auditor.source_registry import list_sources
@@ -410,7 +430,8 @@ def job_judge_batches(ctx: JobContext) -> dict[str, Any]:
 
 
 def job_erasure_queue(ctx: JobContext) -> dict[str, Any]:
-    """Execute approved erasure requests; empty the judge's verdict cache after erasures."""
+    """Resume interrupted erasures (lease expired), execute approved requests; empty the
+    judge's verdict cache after erasures (see :mod:`auditor.erasure_states`)."""
     from auditor.erasure import run_queue
 
     return run_queue(ctx.db, actor=ACTOR, judge=ctx.judge, should_stop=ctx.stop.is_set)
@@ -610,6 +631,10 @@ def _health_handler(daemon: Daemon) -> type[BaseHTTPRequestHandler]:
                 ok, body = daemon.health()
                 self._send(200 if ok else 503, "application/json", json.dumps(body).encode())
             elif self.path.split("?")[0] == "/metrics":
+                try:
+                    daemon.metrics.record_accounts(daemon.ctx.db)
+                except Exception:  # noqa: BLE001 - a store hiccup must not fail the scrape
+                    daemon.metrics.errors.labels("metrics_accounts").inc()
                 self._send(
                     200, "text/plain; version=0.0.4", generate_latest(daemon.metrics.registry)
                 )
@@ -729,9 +754,16 @@ class Daemon:
         ``memaudit scan``, or rules changed since) is marked ``abandoned`` and a scan of
         that kind runs at once. A store that was never scanned gets a full scan at once.
         """
-        from auditor.scan import DISPATCH_DAEMON, DISPATCH_QUEUE
+        from auditor.scan import DISPATCH_DAEMON, DISPATCH_INLINE, DISPATCH_QUEUE
+        from auditor.scan_stale import reap_stale_runs
 
         current = load_pack(self.settings.rules_dir).sha256
+        # runs of `memaudit scan` whose process is gone are closed as interrupted; those
+        # of a scan still going are left alone (they record their owner process)
+        reaped = reap_stale_runs(self.db, self.settings, without_owner=False)
+        from auditor.import_stale import reap_stale_imports
+
+        reap_stale_imports(self.db, actor=ACTOR)  # imports killed mid-way: `interrupted`
         with self.db.write() as session:
             running = list(session.scalars(select(ScanRun).where(ScanRun.status == "running")))
             adopt = [
@@ -739,7 +771,13 @@ class Daemon:
                 for r in running
                 if r.dispatch in (DISPATCH_DAEMON, DISPATCH_QUEUE) and r.rule_pack_hash == current
             ]
-            stale = [r for r in running if r not in adopt and r.started_at < self.started_at]
+            stale = [
+                r
+                for r in running
+                if r not in adopt
+                and r.started_at < self.started_at
+                and not (r.dispatch == DISPATCH_INLINE and "owner" in (r.counts or {}))
+            ]
             for run in stale:
                 run.status = "abandoned"
             if stale:
@@ -762,7 +800,7 @@ class Daemon:
                 replace_existing=True,
             )
             log.warning("scan_resume_scheduled", run_id=run_id, mode=mode)
-        modes = {r.mode for r in stale}
+        modes = {r.mode for r in stale} | {m for _, m in reaped if m in ("full", "incremental")}
         with self.db.session() as session:
             scanned_before = session.scalar(
                 select(func.count()).select_from(ScanRun).where(ScanRun.status == "completed")

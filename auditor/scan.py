@@ -19,11 +19,25 @@
   taken over after a crash resumes after its cursor: every memory is scanned exactly once
   per run. The run is complete when all its shards are; whoever finishes the last shard
   writes the run's totals and moves the watermark. :meth:`Scanner.run` runs the shards in
-  this process; the daemon on PostgreSQL hands them to any replica (``auditor.shards``).
+  this process and, with ``scan_workers`` above 1 (default: one per core), in worker
+  processes (``auditor.scan_workers``); the daemon on PostgreSQL hands them to any replica
+  (``auditor.shards``). A run whose process was killed is closed as ``interrupted`` by the
+  next scan (``auditor.scan_stale``).
+* **Big subjects in windows.** Memory is bounded by the batch, not by the largest subject:
+  a subject of more than ``SUBJECT_WINDOW`` (2,000) memories is scanned in chunks of that
+  many, in memory-id order; each chunk commits with the cursor ``subject\x00last id`` (a
+  crash resumes inside the subject, exactly once). Per-memory rules see every memory once,
+  as before. Subject rules (contradictions, duplicates, chains) see the chunk plus the
+  ``WINDOW_OVERLAP`` (500) memories before it, and keep what involves the chunk. Known gap:
+  two memories of one big subject more than a window apart in id order (at least 500, at
+  most 2,500 memories) are never compared, and a duplicate cluster that spans windows is
+  reported as the pairs each window sees. Subjects up to 2,000 memories are analysed whole,
+  exactly as before.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import hashlib
@@ -40,12 +54,15 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, selectinload
 from ulid import ULID
 
-from auditor import audit_log, lifecycle
+from auditor import audit_log, lifecycle, scan_workers
+from auditor.config import Settings
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.engine import Engine, EngineError, Hit
 from auditor.errors import LifecycleError, MemauditError
-from auditor.findings import evidence_for, fingerprint
+from auditor.evidence import EvidenceMasker, evidence_for
+from auditor.findings import fingerprint
 from auditor.rules import SEVERITY_RANK, Rule, RulePack
+from auditor.scan_stale import owner_record, reap_stale_runs
 from auditor.store.db import Database
 from auditor.store.models import (
     Consent,
@@ -58,6 +75,7 @@ from auditor.store.models import (
     SourceWatermark,
 )
 from auditor.store.types import utcnow
+from auditor.vocab import SCAN_ACTOR
 
 __all__ = ["ScanSummary", "Scanner", "ShardLost", "ShardOutcome", "shard_of"]
 
@@ -86,8 +104,12 @@ _VIEW_COLUMNS = (
     "extra",
 )
 WATERMARK = "scan"
-ACTOR = "memaudit-scan"
+ACTOR = SCAN_ACTOR
 SUBJECT_BATCH = 200
+#: A subject with more memories than this is scanned in windows of this many (see above).
+SUBJECT_WINDOW = 2000
+#: Memories before a window's own chunk that its subject rules compare it with.
+WINDOW_OVERLAP = 500
 MAX_ERRORS_KEPT = 200
 _MASKED_CATEGORIES = frozenset({"sensitive", "secret"})
 _OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
@@ -246,6 +268,29 @@ class _Selection:
     now: datetime
 
 
+@dataclass(frozen=True)
+class _ShardJob:
+    """Who scans which shard of which run, and how: what every unit of a shard needs."""
+
+    run_id: int
+    shard: int
+    owner: str
+    sel: _Selection
+    progress: Progress | None
+
+
+class _Window:
+    """One window of a big subject: ``ids`` loaded (the overlap, then the chunk), in
+    memory-id order; ``chunk`` the memories this window evaluates; ``first``: no overlap."""
+
+    __slots__ = ("chunk", "first", "ids")
+
+    def __init__(self, ids: list[str], chunk: list[str], first: bool) -> None:
+        self.ids = ids
+        self.chunk = frozenset(chunk)
+        self.first = first
+
+
 def worker_name() -> str:
     """This process, as named in shard rows: host and pid."""
     return f"{socket.gethostname()}:{os.getpid()}"[:200]
@@ -273,6 +318,8 @@ class Scanner:
         self.subject_rule_ids = frozenset(r.id for g in self.engine.subject_groups for r in g.rules)
         self.judge = judge
         self.now = now
+        #: masks every personal-data and secret span in finding snippets (auditor.evidence)
+        self.masker = EvidenceMasker(self.settings)
         self._judge_run: int | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -285,8 +332,12 @@ class Scanner:
         total: Callable[[int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
         shards: int | None = None,
+        workers: int | None = None,
     ) -> ScanSummary:
-        """Run one scan here, shard after shard.
+        """Run one scan: its shards here, or in worker processes (see :meth:`execute`).
+
+        A run left ``running`` by a scan whose process is gone is closed as
+        ``interrupted`` first (:mod:`auditor.scan_stale`).
 
         Args:
             full: scan every memory, not only what changed.
@@ -296,14 +347,21 @@ class Scanner:
                 ``interrupted``; what it wrote is kept (batches commit whole) and the
                 watermark does not move, so the next scan redoes the rest.
             shards: how many shards (default: the ``scan_shards`` setting).
+            workers: worker processes (default: the ``scan_workers`` setting).
         """
+        reap_stale_runs(self.db, self.settings)  # killed scans' runs: closed, not "running"
         run_id = self.start(full=full, shards=shards, dispatch=DISPATCH_INLINE)
         try:
             if total is not None:
                 total(self.planned(run_id))
-            finished = self.execute(run_id, should_stop=should_stop, progress=progress)
+            finished = self.execute(
+                run_id, should_stop=should_stop, progress=progress, workers=workers
+            )
             if not finished:
                 self._end_run(run_id, "interrupted")
+        except KeyboardInterrupt:
+            self._end_run(run_id, "interrupted")
+            raise
         except BaseException:
             self._end_run(run_id, "failed")
             raise
@@ -340,7 +398,10 @@ class Scanner:
                 since=selection.since,
                 shard_count=count,
                 dispatch=dispatch,
-                counts={"shards": {"total": count, "done": 0, "failed": []}},
+                counts={
+                    "shards": {"total": count, "done": 0, "failed": []},
+                    "owner": owner_record(),  # who to ask whether the run is still alive
+                },
             )
             session.add(run)
             session.flush()
@@ -378,8 +439,14 @@ class Scanner:
         *,
         should_stop: Callable[[], bool] | None = None,
         progress: Progress | None = None,
+        workers: int | None = None,
     ) -> bool:
-        """Scan every shard of a run that is not done, here; True when the run is over."""
+        """Scan every shard of a run that is not done; True when the run is over.
+
+        With ``workers`` (default: the ``scan_workers`` setting, 0 = one per core) above 1
+        and more than one open shard, the shards go to worker processes
+        (:mod:`auditor.scan_workers`); otherwise they are scanned here, one after another.
+        """
         with self.db.session() as session:
             pending = list(
                 session.scalars(
@@ -387,6 +454,12 @@ class Scanner:
                     .where(ScanShard.run_id == run_id, ScanShard.status != SHARD_DONE)
                     .order_by(ScanShard.shard)
                 )
+            )
+        count = workers if workers is not None else scan_workers.worker_count(self.settings)
+        count = max(1, min(count, len(pending)))
+        if count > 1 and scan_workers.can_use_workers(self):
+            return scan_workers.run_in_workers(
+                self, run_id, pending, count, should_stop=should_stop, progress=progress
             )
         for shard in pending:
             outcome = self.scan_shard(run_id, shard, should_stop=should_stop, progress=progress)
@@ -450,37 +523,30 @@ class Scanner:
         done = 0
         try:
             candidates = set(only) if only is not None else self._subjects(sel)
+            # a cursor "subject\x00memory id": that big subject was left half done
+            partial, _, after = (cursor or "").partition("\x00")
             subjects = sorted(
                 s
                 for s in candidates
                 if (only is not None or shard_of(s, count) == shard)
-                and (cursor is None or s > cursor)
+                and (cursor is None or s > cursor or (after and s == partial))
             )
             for start in range(0, len(subjects), SUBJECT_BATCH):
-                if should_stop is not None and should_stop():
-                    self._release(run_id, shard, owner)
-                    return ShardOutcome(run_id, shard, "released", done)
-                batch = subjects[start : start + SUBJECT_BATCH]
-                batch_summary = ScanSummary(
-                    run_id, "full" if sel.full else "incremental", self.pack.sha256
-                )
-                n = self._scan_subjects(
-                    run_id,
-                    batch,
-                    sel,
-                    batch_summary,
-                    commit=functools.partial(
-                        self._advance,
-                        run_id=run_id,
-                        shard=shard,
-                        owner=owner,
-                        last_subject=batch[-1],
-                        batch=batch_summary,
-                    ),
-                )
-                done += n
-                if progress is not None:
-                    progress(n)
+                for unit in self._units(subjects[start : start + SUBJECT_BATCH]):
+                    if should_stop is not None and should_stop():
+                        self._release(run_id, shard, owner)
+                        return ShardOutcome(run_id, shard, "released", done)
+                    job = _ShardJob(run_id, shard, owner, sel, progress)
+                    if isinstance(unit, str):  # one big subject, window after window
+                        resume = after if after and unit == partial else None
+                        n, stopped = self._scan_big(job, unit, resume, should_stop)
+                        done += n
+                        if stopped:
+                            self._release(run_id, shard, owner)
+                            return ShardOutcome(run_id, shard, "released", done)
+                        continue
+                    n = self._scan_unit(job, unit, unit[-1])
+                    done += n
         except ShardLost:
             log.warning("shard_lost", run_id=run_id, shard=shard)
             return ShardOutcome(run_id, shard, "lost", done)
@@ -488,6 +554,84 @@ class Scanner:
             gc.unfreeze()
         self._complete(run_id, shard, owner)
         return ShardOutcome(run_id, shard, "done", done)
+
+    def _units(self, batch: Sequence[str]) -> Iterator[list[str] | str]:
+        """A batch of subjects as runs of small subjects and, alone, each big subject."""
+        with self.db.session() as session:
+            big = {
+                subject
+                for subject, n in session.execute(
+                    select(Memory.subject, func.count())
+                    .where(Memory.subject.in_(batch))
+                    .group_by(Memory.subject)
+                )
+                if n > SUBJECT_WINDOW
+            }
+        run: list[str] = []
+        for subject in batch:
+            if subject in big:
+                if run:
+                    yield run
+                    run = []
+                yield subject
+            else:
+                run.append(subject)
+        if run:
+            yield run
+
+    def _scan_unit(
+        self, job: _ShardJob, subjects: Sequence[str], cursor: str, window: _Window | None = None
+    ) -> int:
+        """Scan subjects (or one window of a big one); commit with the shard's cursor."""
+        batch = ScanSummary(job.run_id, "full" if job.sel.full else "incremental", self.pack.sha256)
+        n = self._scan_subjects(
+            job.run_id,
+            subjects,
+            job.sel,
+            batch,
+            commit=functools.partial(
+                self._advance,
+                run_id=job.run_id,
+                shard=job.shard,
+                owner=job.owner,
+                last_subject=cursor,
+                batch=batch,
+            ),
+            window=window,
+        )
+        if job.progress is not None:
+            job.progress(n)
+        return n
+
+    def _scan_big(
+        self,
+        job: _ShardJob,
+        subject: str,
+        after: str | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> tuple[int, bool]:
+        """Scan a subject of more than ``SUBJECT_WINDOW`` memories in windows (see the
+        module docstring); each window commits with the cursor ``subject\x00last id``.
+        Returns the memories scanned and whether a stop was asked between windows."""
+        with self.db.session() as session:
+            ids = list(
+                session.scalars(
+                    select(Memory.memory_id)
+                    .where(Memory.subject == subject)
+                    .order_by(Memory.memory_id)
+                )
+            )
+        begin = bisect.bisect_right(ids, after) if after is not None else 0
+        done = 0
+        for k in range(begin, len(ids), SUBJECT_WINDOW):
+            if k > begin and should_stop is not None and should_stop():
+                return done, True
+            chunk = ids[k : k + SUBJECT_WINDOW]
+            last = k + SUBJECT_WINDOW >= len(ids)
+            window = _Window(ids[max(0, k - WINDOW_OVERLAP) : k + SUBJECT_WINDOW], chunk, k == 0)
+            cursor = subject if last else f"{subject}\x00{chunk[-1]}"
+            done += self._scan_unit(job, [subject], cursor, window)
+        return done, False
 
     def fail_shard(self, run_id: int, shard: int, error: str) -> None:
         """Give a shard up for this run (its retries are spent); the run ends as failed."""
@@ -596,79 +740,7 @@ class Scanner:
         self._close(session, run, "completed" if SHARD_FAILED not in states else "failed")
 
     def _close(self, session: Session, run: ScanRun, status: str) -> None:
-        """Write a run's totals (summed over its shards), its end, and the watermark."""
-        shards = list(session.scalars(select(ScanShard).where(ScanShard.run_id == run.id)))
-        totals: dict[str, Any] = {}
-        packs: set[str] = set()
-        for row in shards:
-            counts = dict(row.counts or {})
-            packs.add(str(counts.pop("rule_pack_hash", run.rule_pack_hash)))
-            counts.pop("failure", None)
-            totals = _merge_counts(totals, counts)
-        rows = session.execute(
-            select(Finding.severity, func.count())
-            .where(Finding.status.in_(_OPEN))
-            .group_by(Finding.severity)
-        ).all()
-        errors = list(totals.pop("errors", []))
-        finished = utcnow()
-        run.status = status
-        run.finished_at = finished
-        run.duration_s = max(0.0, (finished - run.started_at).total_seconds())
-        run.counts = {
-            **{k: totals.get(k, 0) for k in _SUMMED},
-            "actions": totals.get("actions", {}),
-            "by_rule": totals.get("by_rule", {}),
-            "open_by_severity": {
-                s: int(n) for s, n in sorted(rows, key=lambda r: -SEVERITY_RANK.get(r[0], 0))
-            },
-            "shards": {
-                "total": len(shards),
-                "done": sum(1 for r in shards if r.status == SHARD_DONE),
-                "failed": sorted(r.shard for r in shards if r.status == SHARD_FAILED),
-            },
-        }
-        run.errors = {"first": errors[:50], "total": int(totals.get("error_count", 0))}
-        if status == "completed" and run.mode in ("full", "incremental"):
-            mark = session.get(SourceWatermark, WATERMARK)
-            if mark is None:
-                mark = SourceWatermark(name=WATERMARK)
-                session.add(mark)
-            mark.position = run.started_at.isoformat()
-            mark.updated_at = finished
-            # a run that saw two rule packs (rules changed mid-run) forces a full scan next
-            mark.details = {
-                "rule_pack_hash": run.rule_pack_hash if packs <= {run.rule_pack_hash} else "mixed",
-                "scan_run": run.id,
-            }
-        audit_log.append(
-            session,
-            actor=ACTOR,
-            action="scan.finished",
-            target_type="scan",
-            target_ids=[str(run.id)],
-            details={
-                "mode": run.mode,
-                "status": status,
-                "new": int(totals.get("findings_new", 0)),
-                "resolved": int(totals.get("findings_resolved", 0)),
-                "rule_pack_hash": run.rule_pack_hash,
-                "shards": len(shards),
-            },
-            key=lifecycle.audit_key(self.settings),
-        )
-        log.info(  # the one canonical line per scan
-            "scan_finished",
-            run_id=run.id,
-            mode=run.mode,
-            status=status,
-            shards=len(shards),
-            memories=int(totals.get("memories_scanned", 0)),
-            new=int(totals.get("findings_new", 0)),
-            resolved=int(totals.get("findings_resolved", 0)),
-            errors=int(totals.get("error_count", 0)),
-            duration_s=round(run.duration_s, 3),
-        )
+        close_run(session, self.settings, run, status)
 
     # -- selection ------------------------------------------------------------------------
 
@@ -703,15 +775,31 @@ class Scanner:
         sel: _Selection,
         summary: ScanSummary,
         commit: Callable[[Session], None] | None = None,
+        window: _Window | None = None,
     ) -> int:
-        """Scan a batch of subjects; ``commit`` runs inside the batch's write transaction."""
+        """Scan a batch of subjects; ``commit`` runs inside the batch's write transaction.
+
+        With ``window`` (one big subject): only the window's memories are loaded, only its
+        chunk is evaluated per memory, and subject rules keep what involves the chunk.
+        """
+        columns = [getattr(Memory, name) for name in _VIEW_COLUMNS]
         with self.db.session() as session:
             # plain rows, not ORM objects: the scan only reads, and this is its hottest query
-            rows = session.execute(
-                select(*(getattr(Memory, name) for name in _VIEW_COLUMNS))
-                .where(Memory.subject.in_(subjects))
-                .order_by(Memory.subject, Memory.memory_id)
-            ).all()
+            if window is None:
+                rows = session.execute(
+                    select(*columns)
+                    .where(Memory.subject.in_(subjects))
+                    .order_by(Memory.subject, Memory.memory_id)
+                ).all()
+            else:
+                rows = []
+                for start in range(0, len(window.ids), 500):
+                    part = window.ids[start : start + 500]
+                    rows += session.execute(
+                        select(*columns)
+                        .where(Memory.memory_id.in_(part))
+                        .order_by(Memory.memory_id)
+                    ).all()
             changed_ids: set[str] | None = None
             if not sel.full:
                 changed_ids = set(
@@ -722,6 +810,16 @@ class Scanner:
                     )
                 )
             consents = _consents(session, subjects, sel.now)
+        focus: frozenset[str] | None = None if changed_ids is None else frozenset(changed_ids)
+        if window is not None:
+            if focus is not None:
+                focus = focus & window.chunk
+            elif not window.first:
+                focus = window.chunk  # pairs inside the overlap were the last window's
+            if changed_ids is not None:
+                changed_ids &= window.chunk
+            else:
+                changed_ids = set(window.chunk)
         views = {row[0]: MemoryView(**dict(zip(_VIEW_COLUMNS, row, strict=True))) for row in rows}
         by_subject: dict[str, list[MemoryView]] = defaultdict(list)
         for v in views.values():
@@ -732,7 +830,7 @@ class Scanner:
             consents=consents,
             lookup=self._lookup,
             judge=self.judge,
-            focus=None if changed_ids is None else frozenset(changed_ids),
+            focus=focus,
         )
         hits: list[Hit] = []
         errors: list[EngineError] = []
@@ -748,7 +846,7 @@ class Scanner:
             hits += h
             errors += e
         summary.memories_scanned += len(evaluated)
-        summary.subjects_scanned += len(by_subject)
+        summary.subjects_scanned += len(by_subject) if window is None or window.first else 0
         for err in errors:
             summary.error_count += 1
             if len(summary.errors) < MAX_ERRORS_KEPT:
@@ -791,6 +889,7 @@ class Scanner:
             else:
                 merged[fp] = (h.rule, [h.detection])
         key = lifecycle.audit_key(self.settings)
+        evidence = self._new_evidence(merged, views)  # before the write: no lock held
         with self.db.write() as session:
             existing = (
                 {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
@@ -817,7 +916,9 @@ class Scanner:
                     summary.findings_seen += 1
                     summary.count(rule.id, "seen")
                     continue
-                finding = self._new_finding(session, run_id, fp, rule, detections, views, now)
+                finding = self._new_finding(
+                    session, run_id, fp, rule, detections, views, now, evidence.get(fp)
+                )
                 opened.append(finding.finding_id)
                 if finding.status == FindingStatus.SUPPRESSED.value:
                     summary.findings_allowed += 1
@@ -848,6 +949,35 @@ class Scanner:
             if commit is not None:
                 commit(session)  # e.g. the shard's cursor: all of it commits, or none
 
+    def _evidence(
+        self, rule: Rule, detections: list[Detection], views: dict[str, MemoryView]
+    ) -> dict[str, Any]:
+        masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
+        return evidence_for(detections, views, mask_spans=masked, masker=self.masker)
+
+    def _new_evidence(
+        self, merged: dict[str, tuple[Rule, list[Detection]]], views: dict[str, MemoryView]
+    ) -> dict[str, dict[str, Any]]:
+        """Evidence of the findings not yet stored, built outside the write transaction
+        (masking runs detectors over each snippet's window: no lock is held meanwhile)."""
+        if not merged:
+            return {}
+        fps = list(merged)
+        known: set[str] = set()
+        with self.db.session() as session:
+            for start in range(0, len(fps), 500):
+                chunk = fps[start : start + 500]
+                known.update(
+                    session.scalars(
+                        select(Finding.fingerprint).where(Finding.fingerprint.in_(chunk))
+                    )
+                )
+        return {
+            fp: self._evidence(rule, detections, views)
+            for fp, (rule, detections) in merged.items()
+            if fp not in known
+        }
+
     def _new_finding(
         self,
         session: Session,
@@ -857,10 +987,11 @@ class Scanner:
         detections: list[Detection],
         views: dict[str, MemoryView],
         now: datetime,
+        evidence: dict[str, Any] | None = None,
     ) -> Finding:
         allowed = any(d.details.get("allowed_by_consent") for d in detections)
-        masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
-        evidence = evidence_for(detections, views, mask_spans=masked)
+        if evidence is None:  # a finding that was not new when evidence was built: rare
+            evidence = self._evidence(rule, detections, views)
         finding = Finding(
             finding_id=f"fnd_{ULID()}",
             fingerprint=fp,
@@ -1022,6 +1153,82 @@ class Scanner:
             details={"scan_run": run_id},
             key=key,
         )
+
+
+def close_run(session: Session, settings: Settings, run: ScanRun, status: str) -> None:
+    """In ``session``: write a run's totals (summed over its shards), end and watermark."""
+    shards = list(session.scalars(select(ScanShard).where(ScanShard.run_id == run.id)))
+    totals: dict[str, Any] = {}
+    packs: set[str] = set()
+    for row in shards:
+        counts = dict(row.counts or {})
+        packs.add(str(counts.pop("rule_pack_hash", run.rule_pack_hash)))
+        counts.pop("failure", None)
+        totals = _merge_counts(totals, counts)
+    rows = session.execute(
+        select(Finding.severity, func.count())
+        .where(Finding.status.in_(_OPEN))
+        .group_by(Finding.severity)
+    ).all()
+    errors = list(totals.pop("errors", []))
+    finished = utcnow()
+    run.status = status
+    run.finished_at = finished
+    run.duration_s = max(0.0, (finished - run.started_at).total_seconds())
+    run.counts = {
+        **{k: totals.get(k, 0) for k in _SUMMED},
+        "actions": totals.get("actions", {}),
+        "by_rule": totals.get("by_rule", {}),
+        "open_by_severity": {
+            s: int(n) for s, n in sorted(rows, key=lambda r: -SEVERITY_RANK.get(r[0], 0))
+        },
+        "shards": {
+            "total": len(shards),
+            "done": sum(1 for r in shards if r.status == SHARD_DONE),
+            "failed": sorted(r.shard for r in shards if r.status == SHARD_FAILED),
+        },
+    }
+    run.errors = {"first": errors[:50], "total": int(totals.get("error_count", 0))}
+    if status == "completed" and run.mode in ("full", "incremental"):
+        mark = session.get(SourceWatermark, WATERMARK)
+        if mark is None:
+            mark = SourceWatermark(name=WATERMARK)
+            session.add(mark)
+        mark.position = run.started_at.isoformat()
+        mark.updated_at = finished
+        # a run that saw two rule packs (rules changed mid-run) forces a full scan next
+        mark.details = {
+            "rule_pack_hash": run.rule_pack_hash if packs <= {run.rule_pack_hash} else "mixed",
+            "scan_run": run.id,
+        }
+    audit_log.append(
+        session,
+        actor=ACTOR,
+        action="scan.finished",
+        target_type="scan",
+        target_ids=[str(run.id)],
+        details={
+            "mode": run.mode,
+            "status": status,
+            "new": int(totals.get("findings_new", 0)),
+            "resolved": int(totals.get("findings_resolved", 0)),
+            "rule_pack_hash": run.rule_pack_hash,
+            "shards": len(shards),
+        },
+        key=lifecycle.audit_key(settings),
+    )
+    log.info(  # the one canonical line per scan
+        "scan_finished",
+        run_id=run.id,
+        mode=run.mode,
+        status=status,
+        shards=len(shards),
+        memories=int(totals.get("memories_scanned", 0)),
+        new=int(totals.get("findings_new", 0)),
+        resolved=int(totals.get("findings_resolved", 0)),
+        errors=int(totals.get("error_count", 0)),
+        duration_s=round(run.duration_s, 3),
+    )
 
 
 def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:

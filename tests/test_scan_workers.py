@@ -1,0 +1,346 @@
+"""Scan workers on SQLite: every core, with the replicas' crash-safety and exactly-once.
+
+The process tests run ``memaudit scan`` through ``tests/trace_workers.py``: every process of
+the scan (the parent and its ``spawn``-ed workers) appends each memory it evaluates to a
+trace file named after its pid, so a test can see who scanned what, kill a worker in the
+middle of a shard, and count how often each memory was evaluated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from auditor.config import load_settings
+from auditor.engine import Engine
+from auditor.importer import Importer
+from auditor.rules import load_pack
+from auditor.scan import Scanner
+from auditor.scan_stale import owner_record, reap_stale_runs
+from auditor.scan_workers import can_use_workers, worker_count
+from auditor.sources import open_source
+from auditor.store.db import Database
+from auditor.store.models import AuditEvent, Finding, Memory, ScanRun, ScanShard
+from auditor.store.types import utcnow
+from auditor.synthetic import write_synthetic
+from tests.test_scan import write_pack
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = str(ROOT / "tests" / "trace_workers.py")
+
+
+def _store(path: Path, corpus: Path) -> tuple[Database, int]:
+    db = Database(load_settings(database_url=f"sqlite:///{path}"))
+    db.upgrade()
+    Importer(db).run(open_source("jsonl", corpus, db.settings))
+    with db.session() as s:
+        return db, len(list(s.scalars(select(Memory.memory_id))))
+
+
+def _findings(db: Database) -> set[tuple[str, str]]:
+    with db.session() as s:
+        return {(f.fingerprint, f.rule_id) for f in s.scalars(select(Finding))}
+
+
+def _reference(tmp_path: Path, corpus: Path, pack: Path) -> set[tuple[str, str]]:
+    """The findings of one in-process full scan of the same store."""
+    db, _ = _store(tmp_path / "reference.db", corpus)
+    summary = Scanner(db, load_pack(pack)).run(full=True, workers=1)
+    assert summary.complete and summary.findings_new > 0
+    found = _findings(db)
+    db.dispose()
+    return found
+
+
+def _env(db_path: Path, trace: Path, **extra: str) -> dict[str, str]:
+    trace.mkdir(exist_ok=True)
+    return {
+        **os.environ,
+        "MEMAUDIT_DATABASE_URL": f"sqlite:///{db_path}",
+        "MEMAUDIT_TEST_TRACE_DIR": str(trace),
+        "MEMAUDIT_LOG_LEVEL": "warning",
+        **extra,
+    }
+
+
+def _traces(trace: Path) -> dict[int, list[str]]:
+    return {
+        int(p.stem): p.read_text(encoding="utf-8").split()
+        for p in trace.iterdir()
+        if p.suffix == ".txt"
+    }
+
+
+def _wait_for(check: object, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    pytest.fail("timed out waiting for the scan to get there")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+# -- in-process API --------------------------------------------------------------------------
+
+
+def test_worker_count_and_when_workers_are_used(tmp_path: Path) -> None:
+    settings = load_settings(database_url=f"sqlite:///{tmp_path / 'a.db'}", scan_workers=0)
+    assert worker_count(settings) == (os.cpu_count() or 1)
+    assert worker_count(settings.model_copy(update={"scan_workers": 3})) == 3
+    pack = load_pack(write_pack(tmp_path / "rules"))
+    assert can_use_workers(Scanner(Database(settings), pack))
+    memory = Database(load_settings(database_url="sqlite://"))
+    assert not can_use_workers(Scanner(memory, pack))  # a private in-memory store
+    assert not can_use_workers(Scanner(Database(settings), pack, judge=object()))
+
+
+def test_two_workers_find_what_one_process_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 600)  # 600 subjects: 3 shards
+    pack = write_pack(tmp_path / "rules")
+    expected = _reference(tmp_path, corpus, pack)
+    db, total = _store(tmp_path / "workers.db", corpus)
+    run_memory = Engine.run_memory
+
+    def slow(self: Engine, view: Any, ctx: Any) -> Any:
+        time.sleep(0.005)  # this process only: the spawned worker gets to take a shard
+        return run_memory(self, view, ctx)
+
+    monkeypatch.setattr(Engine, "run_memory", slow)
+    summary = Scanner(db, load_pack(pack)).run(full=True, workers=2, shards=3)
+    assert summary.complete and summary.shards_done == 3
+    assert summary.memories_scanned == total
+    assert _findings(db) == expected and summary.findings_new == len(expected)
+    with db.session() as s:
+        shards = list(s.scalars(select(ScanShard).where(ScanShard.run_id == summary.run_id)))
+    assert sum(r.memories_scanned for r in shards) == total
+    assert all(r.status == "done" and r.attempts == 1 for r in shards)
+    pids = {int(str(r.worker).rsplit(":", 1)[1]) for r in shards}
+    assert len(pids) == 2 and os.getpid() in pids  # this process and one spawned worker
+    db.dispose()
+
+
+# -- processes: kill -9, SIGTERM, a killed parent ----------------------------------------------
+
+
+def test_a_worker_killed_mid_shard_is_resumed_and_every_memory_counted_once(
+    tmp_path: Path,
+) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 400)  # 400 subjects
+    pack = write_pack(tmp_path / "rules")
+    expected = _reference(tmp_path, corpus, pack)
+    db_path = tmp_path / "store.db"
+    db, total = _store(db_path, corpus)
+    trace = tmp_path / "trace"
+    env = _env(
+        db_path,
+        trace,
+        MEMAUDIT_TEST_SUBJECT_BATCH="20",  # 4 shards of ~100 subjects: ~5 batches each
+        MEMAUDIT_TEST_SLOW_MS="4",
+        MEMAUDIT_SCAN_SHARDS="4",
+    )
+    cmd = [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--json", "--no-progress"]
+    proc = subprocess.Popen(
+        [*cmd, "--rules", str(pack)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # a worker that has committed a batch (20 subjects x 12) and is inside its next one
+        def worker_busy() -> bool:
+            return any(
+                pid != proc.pid and len(ids) >= 2 * 20 * 12 + 30
+                for pid, ids in _traces(trace).items()
+            )
+
+        _wait_for(worker_busy)
+        victim = next(
+            pid for pid, ids in _traces(trace).items() if pid != proc.pid and len(ids) > 400
+        )
+        os.kill(victim, signal.SIGKILL)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err[-3000:]
+    result = json.loads(out)
+    assert result["status"] == "completed" and result["complete"] is True
+    assert result["memories_scanned"] == total  # counts right: the lost half batch not counted
+    assert result["findings_new"] == len(expected)
+    assert _findings(db) == expected  # no finding lost, none twice
+    with db.session() as s:
+        shards = list(s.scalars(select(ScanShard).where(ScanShard.run_id == result["run_id"])))
+    assert sum(r.memories_scanned for r in shards) == total
+    assert all(r.status == "done" for r in shards)
+    taken_over = [r for r in shards if r.attempts == 2]
+    assert len(taken_over) == 1  # the killed worker's shard, and only it, was taken over
+    evaluated: Counter[str] = Counter()
+    for ids in _traces(trace).values():
+        evaluated.update(ids)
+    with db.session() as s:
+        every = set(s.scalars(select(Memory.memory_id)))
+    assert set(evaluated) == every
+    again = [m for m, n in evaluated.items() if n > 1]
+    # only the batch in flight when the worker died was evaluated again: the shard resumed
+    # after its cursor, not from its start
+    assert 0 < len(again) <= 20 * 12 and set(evaluated.values()) <= {1, 2}
+    db.dispose()
+
+
+def test_sigterm_stops_the_workers_cleanly_and_the_next_scan_finishes(tmp_path: Path) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 400)
+    pack = write_pack(tmp_path / "rules")
+    expected = _reference(tmp_path, corpus, pack)
+    db_path = tmp_path / "store.db"
+    db, total = _store(db_path, corpus)
+    trace = tmp_path / "trace"
+    env = _env(
+        db_path,
+        trace,
+        MEMAUDIT_TEST_SUBJECT_BATCH="20",
+        MEMAUDIT_TEST_SLOW_MS="4",
+        MEMAUDIT_SCAN_SHARDS="4",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--json", "--no-progress"]
+        + ["--rules", str(pack)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(lambda: any(pid != proc.pid and ids for pid, ids in _traces(trace).items()))
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3, err[-3000:]  # interrupted
+    result = json.loads(out)
+    assert result["status"] == "interrupted" and not result["complete"]
+    assert 0 < result["memories_scanned"] < total
+    workers = [pid for pid in _traces(trace) if pid != proc.pid]
+    _wait_for(lambda: not any(_alive(pid) for pid in workers), timeout=30)  # no orphan
+    with db.session() as s:
+        shards = list(s.scalars(select(ScanShard).where(ScanShard.run_id == result["run_id"])))
+        run = s.get(ScanRun, result["run_id"])
+        assert run is not None and run.status == "interrupted" and run.finished_at is not None
+    assert all(r.status in ("done", "pending") and r.owner is None for r in shards)
+    assert sum(r.memories_scanned for r in shards) == result["memories_scanned"]
+    # the watermark did not move: the next scan covers everything and completes
+    summary = Scanner(db, load_pack(pack)).run(workers=2)
+    assert summary.complete and summary.mode == "full"
+    assert _findings(db) == expected
+    db.dispose()
+
+
+def test_a_killed_cli_scan_is_marked_interrupted_by_the_next_scan(tmp_path: Path) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 400)
+    pack = write_pack(tmp_path / "rules")
+    db_path = tmp_path / "store.db"
+    db, total = _store(db_path, corpus)
+    trace = tmp_path / "trace"
+    env = _env(
+        db_path,
+        trace,
+        MEMAUDIT_TEST_SUBJECT_BATCH="20",
+        MEMAUDIT_TEST_SLOW_MS="4",
+        MEMAUDIT_SCAN_SHARDS="4",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--no-progress"]
+        + ["--rules", str(pack)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_for(lambda: sum(len(ids) for ids in _traces(trace).values()) > 600)
+    proc.kill()  # kill -9: nothing of the parent runs any more
+    proc.wait(timeout=30)
+    workers = [pid for pid in _traces(trace) if pid != proc.pid]
+    _wait_for(lambda: not any(_alive(pid) for pid in workers), timeout=60)  # orphans stop
+    with db.session() as s:
+        killed = s.scalars(select(ScanRun)).one()
+        assert killed.status == "running"  # what kill -9 leaves behind
+    summary = Scanner(db, load_pack(pack)).run(workers=1)
+    assert summary.complete and summary.memories_scanned == total
+    with db.session() as s:
+        run = s.get(ScanRun, killed.id)
+        assert run is not None and run.status == "interrupted" and run.finished_at is not None
+        assert 0 < int(run.counts["memories_scanned"]) < total  # what it had committed
+        shards = list(s.scalars(select(ScanShard).where(ScanShard.run_id == killed.id)))
+        assert all(r.status != "running" and r.owner is None for r in shards)
+        events = [e for e in s.scalars(select(AuditEvent)) if e.action == "scan.interrupted"]
+        assert len(events) == 1 and str(killed.id) in events[0].target_ids
+    db.dispose()
+
+
+# -- stale runs without processes ---------------------------------------------------------------
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def _running(db: Database, owner: dict[str, object] | None, age: timedelta) -> int:
+    counts: dict[str, object] = {"shards": {"total": 1, "done": 0, "failed": []}}
+    if owner is not None:
+        counts["owner"] = owner
+    with db.write() as s:
+        run = ScanRun(mode="full", status="running", started_at=utcnow() - age, counts=counts)
+        s.add(run)
+        s.flush()
+        s.add(ScanShard(run_id=run.id, shard=0, status="running", owner="x", counts={}))
+        return run.id
+
+
+def test_only_runs_whose_owner_is_gone_are_closed(tmp_path: Path) -> None:
+    db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 's.db'}"))
+    db.upgrade()
+    me = owner_record()
+    here = socket.gethostname()
+    dead = _running(db, {**me, "pid": _dead_pid(), "started": ""}, timedelta(seconds=1))
+    alive = _running(db, me, timedelta(hours=5))  # this process: a long scan, still going
+    reused = _running(db, {**me, "started": "1"}, timedelta(seconds=1))  # pid reused since
+    far_old = _running(db, {"host": here + "-other", "pid": 1}, timedelta(hours=1))
+    far_new = _running(db, {"host": here + "-other", "pid": 1}, timedelta(seconds=5))
+    legacy = _running(db, None, timedelta(hours=2))  # no owner recorded (older versions)
+    reaped = reap_stale_runs(db, db.settings)
+    assert sorted(i for i, _ in reaped) == sorted([dead, reused, far_old, legacy])
+    with db.session() as s:
+        status = {r.id: r.status for r in s.scalars(select(ScanRun))}
+        pending = {r.run_id: r.status for r in s.scalars(select(ScanShard))}
+    assert status[alive] == status[far_new] == "running"
+    assert status[dead] == status[reused] == status[far_old] == status[legacy] == "interrupted"
+    assert pending[dead] == "pending" and pending[alive] == "running"
+    assert reap_stale_runs(db, db.settings) == []  # nothing twice
+    db.dispose()
