@@ -23,6 +23,7 @@ audit event tells the two apart.
 Audit events: every change (lifecycle and finding events, ``finding.escalated``,
 ``finding.action_failed``), every export (``subject.exported``), every search that shows
 memory text to an officer (``memory.searched``, with the ids shown and never the query),
+every opening of a finding's evidence (``finding.viewed``),
 every account change and every refusal. Aggregate reads (overview, queue, rule statistics,
 the audit log itself) and a user reading their own memories are not recorded.
 """
@@ -37,16 +38,15 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session, selectinload
-from ulid import ULID
 
-from auditor import accounts, audit_log, lifecycle
+from auditor import accounts, audit_log, lifecycle, limits, review_actions
 from auditor.accounts import Account, Actor
 from auditor.config import TIERS
-from auditor.errors import AccessDenied, AuthError, InputError, MemauditError, NotFoundError
+from auditor.erasure_subjects import check_subject_form
+from auditor.errors import AccessDenied, InputError, MemauditError, NotFoundError
 from auditor.findings import STATUSES as FINDING_STATUSES
-from auditor.findings import apply_review, finding_to_dict
+from auditor.findings import finding_to_dict
 from auditor.hashing import subject_digest
-from auditor.logging import scrub
 from auditor.records import STATUSES as MEMORY_STATUSES
 from auditor.rules import (
     CATEGORIES,
@@ -57,11 +57,7 @@ from auditor.rules import (
     RulePack,
     load_pack,
 )
-from auditor.scan import ACTOR as SCAN_ACTOR
 from auditor.services import (
-    MemoryFilter,
-    export_subject,
-    iter_memories,
     memory_detail,
     memory_to_dict,
 )
@@ -76,6 +72,7 @@ from auditor.store.models import (
     ScanRun,
 )
 from auditor.store.types import utcnow
+from auditor.vocab import SCAN_ACTOR
 
 __all__ = [
     "ACTIONS",
@@ -101,10 +98,12 @@ __all__ = [
     "export_my_data",
     "finding_detail",
     "list_accounts",
+    "memory_findings",
     "memory_search",
     "my_memories",
     "my_memory",
     "overview",
+    "preview_action",
     "review_queue",
     "rule_stats",
     "set_account_password",
@@ -121,17 +120,9 @@ USER_ROLES: tuple[str, ...] = ("user",)
 MAX_PAGE_SIZE = 200
 #: Most findings one bulk action takes.
 MAX_BULK = 500
-#: What an officer can do to findings (see :func:`act_on_findings`).
-ACTIONS: tuple[str, ...] = (
-    "acknowledge",
-    "resolve",
-    "dismiss",
-    "quarantine",
-    "restore",
-    "supersede",
-    "escalate",
-    "reopen",
-)
+#: What an officer can do to findings (see :func:`act_on_findings`): the vocabulary of
+#: :mod:`auditor.review_actions`, shared with the CLI.
+ACTIONS: tuple[str, ...] = review_actions.ACTIONS
 #: Sort keys of the review queue; a leading ``-`` sorts descending.
 QUEUE_SORTS: tuple[str, ...] = (
     "first_seen",
@@ -142,8 +133,7 @@ QUEUE_SORTS: tuple[str, ...] = (
     "status",
 )
 #: Assignee of an escalation that names no admin: the admins' shared queue.
-ADMIN_QUEUE = "role:admin"
-_USER_DELETE_REASON = "requested by the subject (dashboard)"
+ADMIN_QUEUE = review_actions.ADMIN_QUEUE
 _CLOSED = (
     FindingStatus.RESOLVED.value,
     FindingStatus.DISMISSED.value,
@@ -177,6 +167,10 @@ class ActionOutcome:
     ok: bool
     status: str | None = None
     error: str | None = None
+    #: what was done, in words ("already quarantined; finding resolved")
+    message: str | None = None
+    #: the finding or its memories were already in the asked state (nothing to do there)
+    already: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,6 +206,8 @@ class QueueFilter:
                 raise InputError(f"unknown {name} {value!r}; expected one of {', '.join(allowed)}")
         if self.older_than_days is not None and self.older_than_days < 0:
             raise InputError("older_than_days must be 0 or more")
+        if self.subject is not None:
+            check_subject_form(self.subject, what="the subject filter")
 
     def conditions(self, now: datetime) -> list[ColumnElement[bool]]:
         """The WHERE conditions over :class:`Finding` (all bound parameters)."""
@@ -545,8 +541,9 @@ def review_queue(
 
     Returns:
         A :class:`Page` of findings: id, rule, category, severity, status, assignee, first
-        and last seen, age in days, and the memories (id, subject, namespace, tier,
-        status) in the finding's order.
+        and last seen, age in days, the memories (id, subject, namespace, tier, status) in
+        the finding's order, the detector's one-line ``reason`` and the first redacted
+        ``snippet`` of the evidence (cut to 120 characters).
 
     Raises:
         AccessDenied: the actor is not an officer or admin.
@@ -581,10 +578,26 @@ def review_queue(
                 "last_seen": _iso(f.last_seen),
                 "age_days": (now - f.first_seen).days,
                 "memories": memories[f.finding_id],
+                "reason": _one_line((f.evidence or {}).get("reason")),
+                "snippet": _first_snippet(f.evidence),
             }
             for f in found
         ]
     return Page(rows, total, page, size)
+
+
+def _one_line(value: object, limit: int = 160) -> str:
+    """A reason or snippet on one line, cut to ``limit`` characters."""
+    text = " ".join(str(value or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _first_snippet(evidence: dict[str, Any] | None) -> str:
+    """The first redacted snippet of a finding's evidence, on one line."""
+    snippets = (evidence or {}).get("snippets") or {}
+    if not isinstance(snippets, dict) or not snippets:
+        return ""
+    return _one_line(next(iter(snippets.values())), 120)
 
 
 def _rule_info(rule: Rule | None) -> dict[str, Any] | None:
@@ -609,7 +622,8 @@ def finding_detail(
     """One finding, explained: its rule, redacted evidence, and each memory's history.
 
     Memory text is not included (the evidence holds redacted snippets); use
-    :func:`memory_search` to read a memory, which is recorded.
+    :func:`memory_search` to read a memory, which is recorded. Opening a finding is
+    recorded too (``finding.viewed``: the finding and its memories, never the evidence).
 
     Args:
         db: the store.
@@ -620,9 +634,10 @@ def finding_detail(
     Returns:
         ``finding`` (the finding's fields, evidence redacted at detection), ``rule`` (id,
         title, description, status, severity, action, references, known false positives;
-        None when the rule is not in the pack), and ``memories``: per memory its fields
+        None when the rule is not in the pack), ``memories``: per memory its fields
         without the text, its ``provenance`` and its supersede ``chain`` as an ordered
-        list, oldest first, with ``current`` marking this memory.
+        list, oldest first, with ``current`` marking this memory; and ``related``: the
+        other open findings of the same memories (id, rule, severity, status, reason).
 
     Raises:
         AccessDenied: the actor is not an officer or admin.
@@ -666,129 +681,57 @@ def finding_detail(
                 "chain_cycle": chain["cycle"],
             }
         )
-    return {"finding": data, "rule": _rule_info(rule), "memories": memories}
+    related = _related_findings(db, finding_id, data["memory_ids"])
+    with db.write() as session:  # opening evidence is an audited read, like memory_search
+        audit_log.append(
+            session,
+            actor=actor.username,
+            action="finding.viewed",
+            target_type="finding",
+            target_ids=[finding_id, *data["memory_ids"]],
+            details={"rule": data["rule_id"], "category": data["category"]},
+            key=lifecycle.audit_key(db.settings),
+        )
+    return {
+        "finding": data,
+        "rule": _rule_info(rule),
+        "memories": memories,
+        "related": related,
+    }
+
+
+def _related_findings(db: Database, finding_id: str, memory_ids: list[str]) -> list[dict[str, Any]]:
+    """The other open (or acknowledged) findings of the same memories, most severe first."""
+    if not memory_ids:
+        return []
+    with db.session() as session:
+        found = session.scalars(
+            select(Finding)
+            .where(
+                Finding.finding_id != finding_id,
+                Finding.status.in_(("open", "acknowledged")),
+                Finding.finding_id.in_(
+                    select(FindingMemory.finding_id).where(FindingMemory.memory_id.in_(memory_ids))
+                ),
+            )
+            .order_by(Finding.first_seen.desc())
+            .limit(50)
+        ).all()
+        rows = [
+            {
+                "finding_id": f.finding_id,
+                "rule_id": f.rule_id,
+                "severity": f.severity,
+                "category": f.category,
+                "status": f.status,
+                "reason": _one_line((f.evidence or {}).get("reason")),
+            }
+            for f in found
+        ]
+    return sorted(rows, key=lambda r: -SEVERITY_RANK.get(r["severity"], -1))
 
 
 # -- officer: actions ---------------------------------------------------------------------
-
-
-def _check_action_args(
-    action: str,
-    reason: str | None,
-    suppress: bool,
-    superseding_memory_id: str | None,
-    assignee: str | None,
-) -> None:
-    if action not in ACTIONS:
-        raise InputError(f"unknown action {action!r}; expected one of {', '.join(ACTIONS)}")
-    if action == "dismiss" and not (reason and reason.strip()):
-        raise InputError("dismissing a finding (a false positive) needs a reason")
-    if suppress and action != "dismiss":
-        raise InputError("suppress goes with dismiss only")
-    if (action == "supersede") != (superseding_memory_id is not None):
-        raise InputError("supersede needs superseding_memory_id (and only supersede takes it)")
-    if assignee is not None and action != "escalate":
-        raise InputError("an assignee goes with escalate only")
-
-
-def _supersede_one(
-    session: Session,
-    db: Database,
-    actor: Actor,
-    finding_id: str,
-    new_id: str,
-    reason: str | None,
-    approve_tier_override: bool,
-) -> dict[str, Any]:
-    finding = session.get(Finding, finding_id)
-    if finding is None:
-        raise NotFoundError(f"no finding with id {finding_id!r}")
-    ids = [link.memory_id for link in sorted(finding.memories, key=lambda x: x.position)]
-    others = [m for m in ids if m != new_id]
-    if len(others) != 1:
-        raise InputError(
-            f"finding {finding_id} is about {len(ids)} memories: supersede needs exactly one "
-            f"memory other than {new_id} (name one of the finding's memories, or use a "
-            "finding about one memory)"
-        )
-    old = lifecycle.get(session, others[0])
-    new = lifecycle.get(session, new_id)
-    if new.subject != old.subject:
-        raise InputError(
-            f"memory {new_id} is about another subject than {old.memory_id}: a memory can only "
-            "supersede a memory of the same subject"
-        )
-    lifecycle.supersede(
-        session,
-        db.settings,
-        old.memory_id,
-        new_id,
-        actor=actor.username,
-        approved_by=actor.username if approve_tier_override else None,
-    )
-    note = f"superseded {old.memory_id} by {new_id}" + (f": {reason}" if reason else "")
-    return apply_review(
-        session, db.settings, finding_id, "resolve", actor=actor.username, note=note
-    )
-
-
-def _escalate_one(
-    session: Session, db: Database, actor: Actor, finding_id: str, assignee: str, reason: str | None
-) -> dict[str, Any]:
-    finding = session.get(Finding, finding_id)
-    if finding is None:
-        raise NotFoundError(f"no finding with id {finding_id!r}")
-    if finding.status in _CLOSED:
-        raise InputError(f"finding {finding_id} is {finding.status}: reopen it before escalating")
-    before = finding.severity
-    rank = SEVERITY_RANK.get(before, 0)
-    finding.severity = SEVERITIES[min(rank + 1, len(SEVERITIES) - 1)]
-    finding.assignee = assignee
-    details: dict[str, Any] = {
-        "from_severity": before,
-        "to_severity": finding.severity,
-        "assignee": assignee,
-        "status": finding.status,
-    }
-    if reason:
-        details["note"] = scrub(reason)[:500]
-    audit_log.append(
-        session,
-        actor=actor.username,
-        action="finding.escalated",
-        target_type="finding",
-        target_ids=[finding_id],
-        details=details,
-        key=lifecycle.audit_key(db.settings),
-    )
-    session.flush()
-    return finding_to_dict(finding)
-
-
-def _act_one(
-    session: Session,
-    db: Database,
-    actor: Actor,
-    finding_id: str,
-    action: str,
-    *,
-    reason: str | None,
-    suppress: bool,
-    superseding_memory_id: str | None,
-    assignee: str,
-    approve_tier_override: bool,
-) -> dict[str, Any]:
-    if action == "supersede":
-        assert superseding_memory_id is not None  # checked by _check_action_args
-        return _supersede_one(
-            session, db, actor, finding_id, superseding_memory_id, reason, approve_tier_override
-        )
-    if action == "escalate":
-        return _escalate_one(session, db, actor, finding_id, assignee, reason)
-    review_action = "suppress" if action == "dismiss" and suppress else action
-    return apply_review(
-        session, db.settings, finding_id, review_action, actor=actor.username, note=reason
-    )
 
 
 def act_on_findings(
@@ -843,7 +786,8 @@ def act_on_findings(
         InputError: a bad action or argument combination, no ids, too many ids, or an
             assignee who is not an enabled admin.
     """
-    _check_action_args(action, reason, suppress, superseding_memory_id, assignee)
+    limits.check_note(reason, db.settings, what="the reason", where="review")
+    review_actions.check_action_args(action, reason, suppress, superseding_memory_id, assignee)
     ids = list(dict.fromkeys(str(i) for i in finding_ids))
     if not ids:
         raise InputError("no findings given")
@@ -864,19 +808,27 @@ def act_on_findings(
         for fid in ids:
             try:
                 with session.begin_nested():
-                    result = _act_one(
+                    result = review_actions.apply_one(
                         session,
-                        db,
-                        actor,
+                        db.settings,
                         fid,
                         action,
+                        actor=actor.username,
                         reason=reason,
                         suppress=suppress,
                         superseding_memory_id=superseding_memory_id,
                         assignee=target,
                         approve_tier_override=approve_tier_override,
                     )
-                outcomes.append(ActionOutcome(fid, True, status=result["status"]))
+                outcomes.append(
+                    ActionOutcome(
+                        fid,
+                        True,
+                        status=result["status"],
+                        message=review_actions.describe(action, result),
+                        already=bool(result.get("already")),
+                    )
+                )
             except MemauditError as exc:
                 outcomes.append(ActionOutcome(fid, False, error=str(exc)))
                 failed.append((fid[:128], type(exc).__name__))
@@ -907,6 +859,7 @@ def memory_search(
     namespace: str | None = None,
     page: int = 1,
     page_size: int = 50,
+    memory_id: str | None = None,
 ) -> Page:
     """Find memories (with their text), newest change first; recorded in the audit log.
 
@@ -924,6 +877,7 @@ def memory_search(
         namespace: only this namespace.
         page: the page number, from 1.
         page_size: rows per page (capped at :data:`MAX_PAGE_SIZE`).
+        memory_id: only this memory (a link ``?memory=ID`` from a finding).
 
     Returns:
         A :class:`Page` of memories with the canonical fields.
@@ -938,7 +892,8 @@ def memory_search(
     conds: list[ColumnElement[bool]] = []
     if subject is not None:
         conds.append(Memory.subject == subject)
-    if text:
+    in_python = bool(text) and db.cipher is not None  # encrypted facts: SQL cannot LIKE them
+    if text and not in_python:
         conds.append(Memory.fact.icontains(text, autoescape=True))
     if category is not None:
         conds.append(Memory.category == category)
@@ -946,16 +901,30 @@ def memory_search(
         conds.append(Memory.status == status)
     if namespace is not None:
         conds.append(Memory.namespace == namespace)
+    if memory_id is not None:
+        conds.append(Memory.memory_id == str(memory_id)[:128])
     with _guard(db, actor, "memory_search"), db.session() as session:
         _require(session, actor, OFFICER_ROLES, "memory_search")
-        total = int(session.scalar(select(func.count()).select_from(Memory).where(*conds)) or 0)
-        found = session.scalars(
-            select(Memory)
-            .where(*conds)
-            .order_by(Memory.changed_at.desc(), Memory.memory_id.desc())
-            .limit(size)
-            .offset(offset)
-        ).all()
+        if in_python:
+            from auditor.store.crypto_search import search_fact_ids
+
+            order = (Memory.changed_at.desc(), Memory.memory_id.desc())
+            ids = search_fact_ids(session, str(text), conds, order)
+            total, shown = len(ids), ids[offset : offset + size]
+            loaded = session.scalars(select(Memory).where(Memory.memory_id.in_(shown)))
+            by_id = {m.memory_id: m for m in loaded}
+            found = [by_id[i] for i in shown if i in by_id]
+        else:
+            total = int(session.scalar(select(func.count()).select_from(Memory).where(*conds)) or 0)
+            found = list(
+                session.scalars(
+                    select(Memory)
+                    .where(*conds)
+                    .order_by(Memory.changed_at.desc(), Memory.memory_id.desc())
+                    .limit(size)
+                    .offset(offset)
+                ).all()
+            )
         rows = [memory_to_dict(m) for m in found]
     with db.write() as session:  # the record of who read what, in a short write
         audit_log.append(
@@ -1235,272 +1204,26 @@ def change_my_password(
 
     Raises:
         AccessDenied: the session no longer matches the account.
-        AuthError: the current password is wrong (recorded as
-            ``account.password_change_failed``).
+        AuthError: the current password is wrong, or the account is locked (recorded as
+            ``account.password_change_failed``; failures count towards the lockout, see
+            :func:`auditor.accounts.check_current_password`).
         InputError: the new password breaks the policy.
     """
     with _guard(db, actor, "change_my_password"), db.session() as session:
         _require(session, actor, (actor.role,), "change_my_password")
-        stored = session.scalar(
-            select(Principal.password_hash).where(Principal.username == actor.username)
-        )
-    if not accounts.verify_password(stored, current_password):
-        with db.write() as session:
-            audit_log.append(
-                session,
-                actor=actor.username,
-                action="account.password_change_failed",
-                target_type="principal",
-                target_ids=[actor.username],
-                details={"reason": "wrong_current_password"},
-                key=lifecycle.audit_key(db.settings),
-            )
-        raise AuthError("the current password is wrong")
+    accounts.check_current_password(db, actor.username, current_password)
     accounts.set_password(db, actor.username, new_password, by=actor.username)
 
 
 # -- user: their own subject --------------------------------------------------------------
 
 
-def _flags(
-    session: Session, memory_ids: list[str], rules: dict[str, Rule]
-) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {}
-    for start in range(0, len(memory_ids), 500):
-        rows = session.execute(
-            select(Finding, FindingMemory.memory_id)
-            .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
-            .where(FindingMemory.memory_id.in_(memory_ids[start : start + 500]))
-            .order_by(Finding.first_seen)
-        ).all()
-        for f, mid in rows:
-            rule = rules.get(f.rule_id)
-            out.setdefault(mid, []).append(
-                {
-                    "finding_id": f.finding_id,
-                    "rule_id": f.rule_id,
-                    "title": rule.title if rule is not None else f.rule_id,
-                    "category": f.category,
-                    "severity": f.severity,
-                    "status": f.status,
-                    "reason": (f.evidence or {}).get("reason"),
-                    "first_seen": _iso(f.first_seen),
-                }
-            )
-    return out
-
-
-def _user_memory(
-    m: Memory, flags: list[dict[str, Any]], superseded_by: str | None
-) -> dict[str, Any]:
-    return {
-        "memory_id": m.memory_id,
-        "fact": m.fact,
-        "kind": m.kind,
-        "category": m.category,
-        "namespace": m.namespace,
-        "status": m.status,
-        "trust_tier": m.trust_tier,
-        "source": {
-            "type": m.source_type,
-            "session_id": m.source_session_id,
-            "turn": m.source_turn,
-            "uri": m.source_uri,
-        },
-        "origin": m.origin,
-        "created_at": _iso(m.created_at),
-        "updated_at": _iso(m.updated_at),
-        "expires_at": _iso(m.expires_at),
-        "deleted_at": _iso(m.deleted_at),
-        "supersedes": m.supersedes,
-        "superseded_by": superseded_by,
-        "flags": flags,
-    }
-
-
-def my_memories(db: Database, actor: Actor, pack: RulePack | None = None) -> dict[str, Any]:
-    """Everything remembered about the actor's subject, grouped by category and namespace.
-
-    Every status is included (superseded, quarantined and soft-deleted memories are still
-    held). Each memory carries its text, provenance, times, status, what it supersedes and
-    what superseded it, and ``flags``: the findings on it with the rule's title and the
-    detector's redacted reason.
-
-    Args:
-        db: the store.
-        actor: a user.
-        pack: the rule pack for titles (default: the configured one; rule ids if it does
-            not load).
-
-    Returns:
-        ``counts`` (memories in all and by status) and ``groups``: a list of
-        ``{category, namespace, memories}``, sorted.
-
-    Raises:
-        AccessDenied: the actor is not a user, or the session is stale.
-    """
-    with _guard(db, actor, "my_memories"), db.session() as session:
-        _require(session, actor, USER_ROLES, "my_memories")
-    assert actor.subject is not None  # a user actor always has one
-    rules = _rules_by_id(_pack(db, pack))
-    memories = list(iter_memories(db, MemoryFilter(subject=actor.subject, status=None)))
-    successor = {m.supersedes: m.memory_id for m in memories if m.supersedes is not None}
-    with db.session() as session:
-        flags = _flags(session, [m.memory_id for m in memories], rules)
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    by_status: dict[str, int] = {}
-    for m in memories:
-        groups.setdefault((m.category, m.namespace), []).append(
-            _user_memory(m, flags.get(m.memory_id, []), successor.get(m.memory_id))
-        )
-        by_status[m.status] = by_status.get(m.status, 0) + 1
-    return {
-        "counts": {"memories": len(memories), "by_status": dict(sorted(by_status.items()))},
-        "groups": [
-            {"category": c, "namespace": ns, "memories": rows}
-            for (c, ns), rows in sorted(groups.items())
-        ],
-    }
-
-
-def my_memory(
-    db: Database, actor: Actor, memory_id: str, pack: RulePack | None = None
-) -> dict[str, Any]:
-    """One of the actor's memories, with why it was flagged and its supersede chain.
-
-    Links of the chain that belong to another subject (an imported store can hold such
-    links) are shown as ``{"memory_id": None, "hidden": True}``.
-
-    Args:
-        db: the store.
-        actor: a user.
-        memory_id: the memory.
-        pack: the rule pack for titles.
-
-    Returns:
-        The memory as :func:`my_memories` shows it, plus ``chain`` (oldest first).
-
-    Raises:
-        AccessDenied: the actor is not a user, or the memory is not theirs (or does not
-            exist).
-    """
-    rules = _rules_by_id(_pack(db, pack))
-    with _guard(db, actor, "my_memory"), db.session() as session:
-        _require(session, actor, USER_ROLES, "my_memory")
-        memory = _own_memory(session, actor, memory_id)
-        chain = lifecycle.chain_of(session, memory.memory_id)
-        ordered = [*reversed(chain.older), memory, *chain.newer]
-        links = [
-            {
-                "memory_id": m.memory_id,
-                "status": m.status,
-                "trust_tier": m.trust_tier,
-                "created_at": _iso(m.created_at),
-                "current": m.memory_id == memory.memory_id,
-            }
-            if m.subject == actor.subject
-            else {"memory_id": None, "hidden": True}
-            for m in ordered
-        ]
-        newer = [m.memory_id for m in chain.newer if m.subject == actor.subject]
-        flags = _flags(session, [memory.memory_id], rules)
-        out = _user_memory(memory, flags.get(memory.memory_id, []), newer[0] if newer else None)
-    out["chain"] = links
-    return out
-
-
-def correct_my_memory(db: Database, actor: Actor, memory_id: str, new_fact: str) -> dict[str, Any]:
-    """Correct one of the actor's memories: a new user-tier memory supersedes it.
-
-    The correction keeps the memory's namespace, kind and category; its source is an
-    ``explicit_statement`` from the dashboard (the user tier under the default policy) and
-    ``extra`` says it is the subject's correction. The lifecycle checks the chain (the
-    memory must be the active head) and the tier policy, and records ``memory.superseded``.
-
-    Args:
-        db: the store.
-        actor: a user.
-        memory_id: the memory to correct.
-        new_fact: what is true instead.
-
-    Returns:
-        The new memory as :func:`my_memories` shows it.
-
-    Raises:
-        AccessDenied: the actor is not a user, or the memory is not theirs.
-        InputError: the correction is empty or too long.
-        LifecycleError: the memory is not the active head of its chain, or has a higher
-            tier than the user's (an officer must approve that).
-    """
-    if not isinstance(new_fact, str) or not new_fact.strip():
-        raise InputError("the correction is empty")
-    with _guard(db, actor, "correct_my_memory"), db.write() as session:
-        _require(session, actor, USER_ROLES, "correct_my_memory")
-        old = _own_memory(session, actor, memory_id, lock=True)
-        record = {
-            "memory_id": f"mem_{ULID()}",
-            "subject": old.subject,
-            "namespace": old.namespace,
-            "kind": old.kind,
-            "category": old.category,
-            "fact": new_fact,
-            "confidence": 1.0,
-            "source": {"type": "explicit_statement", "uri": "memaudit:dashboard"},
-            "supersedes": old.memory_id,
-            "correction_of": old.memory_id,
-            "corrected_by": "subject",
-        }
-        new = lifecycle.supersede(session, db.settings, old.memory_id, record, actor=actor.username)
-        return _user_memory(new, [], None)
-
-
-def delete_my_memory(db: Database, actor: Actor, memory_id: str) -> dict[str, Any]:
-    """Soft-delete one of the actor's memories at their request.
-
-    The memory is held until retention or erasure purges it; the ``memory.deleted`` event
-    names the user as actor and gives the reason "requested by the subject (dashboard)".
-
-    Returns:
-        ``memory_id`` and its new ``status``.
-
-    Raises:
-        AccessDenied: the actor is not a user, or the memory is not theirs.
-        LifecycleError: the memory is already deleted.
-    """
-    with _guard(db, actor, "delete_my_memory"), db.write() as session:
-        _require(session, actor, USER_ROLES, "delete_my_memory")
-        memory = _own_memory(session, actor, memory_id, lock=True)
-        lifecycle.soft_delete(
-            session, db.settings, memory.memory_id, actor=actor.username, reason=_USER_DELETE_REASON
-        )
-        return {"memory_id": memory.memory_id, "status": memory.status}
-
-
-def export_my_data(db: Database, actor: Actor) -> dict[str, Any]:
-    """Everything held about the actor's own subject (the right of access), as JSON.
-
-    The same document as ``memaudit export`` (:func:`auditor.services.export_subject`),
-    only ever for the actor's own subject; recorded as ``subject.exported``.
-
-    Raises:
-        AccessDenied: the actor is not a user, or the session is stale.
-    """
-    with _guard(db, actor, "export_my_data"), db.session() as session:
-        _require(session, actor, USER_ROLES, "export_my_data")
-    assert actor.subject is not None  # a user actor always has one
-    data = export_subject(db, actor.subject)
-    with db.write() as session:
-        audit_log.append(
-            session,
-            actor=actor.username,
-            action="subject.exported",
-            target_type="subject",
-            target_ids=[_digest(db, actor.subject)],
-            details={
-                "by_subject": True,
-                "memories": data["counts"]["memories"],
-                "findings": data["counts"]["findings"],
-            },
-            key=lifecycle.audit_key(db.settings),
-        )
-    return data
+# The review-queue services of their own module, importable from here as before.
+from auditor.access_review import memory_findings, preview_action  # noqa: E402
+from auditor.access_user import (  # noqa: E402
+    correct_my_memory,
+    delete_my_memory,
+    export_my_data,
+    my_memories,
+    my_memory,
+)

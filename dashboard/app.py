@@ -4,10 +4,16 @@ Sign-in first; then ``st.navigation`` offers only the pages of the signed-in rol
 pages is not the protection: every page passes the actor to the access-checked services
 of :mod:`auditor.access` / :mod:`auditor.access_erasure`, which refuse and record
 (``access.denied``) whatever ids arrive through the URL or widgets.
+
+Deep links: signed out, every page's address (``/review_queue?finding=...``) shows the
+sign-in form, so a link opened in a new tab never says "Page not found"; after sign-in the
+same address runs the real page (a page's identity is its URL path) with the link's query
+parameters. A reload keeps the session through the signed session cookie (:mod:`ui`).
 """
 
 from __future__ import annotations
 
+import runpy
 import sys
 from pathlib import Path
 
@@ -26,10 +32,37 @@ def _page(name: str, title: str, icon: str, *, default: bool = False) -> st.Page
     return st.Page(f"views/{name}.py", title=title, icon=icon, url_path=name, default=default)
 
 
+#: Every page's URL path: signed out, each one shows the sign-in form (deep links).
+_ALL_PATHS = (
+    "overview",
+    "review_queue",
+    "memory_explorer",
+    "audit_log",
+    "rules",
+    "erasure_requests",
+    "accounts",
+    "my_memories",
+    "my_data",
+    "account",
+)
+
+
+def _sign_in_form() -> None:
+    runpy.run_path(str(_HERE / "views" / "sign_in.py"), run_name="__main__")
+
+
 def _pages(actor: Actor | None) -> dict[str, list[st.Page]]:
     """The pages a role is offered, grouped (sections in the sidebar)."""
     if actor is None:
-        return {"": [_page("sign_in", "Sign in", ":material/login:", default=True)]}
+        return {
+            "": [
+                _page("sign_in", "Sign in", ":material/login:", default=True),
+                *(
+                    st.Page(_sign_in_form, title="Sign in", icon=":material/login:", url_path=p)
+                    for p in _ALL_PATHS
+                ),
+            ]
+        }
     me = [
         _page("account", "My account", ":material/manage_accounts:"),
         _page("sign_out", "Sign out", ":material/logout:"),
@@ -72,7 +105,8 @@ if actor is not None and not actor.is_officer and "finding" in st.query_params:
     del st.query_params["finding"]
     ui.call(access.finding_detail, db, actor, finding_id)
 
-nav = st.navigation(_pages(actor), position="sidebar")
+ui.session_cookie_ops()
+nav = st.navigation(_pages(actor), position="sidebar" if actor is not None else "hidden")
 with st.sidebar:
     if actor is not None:
         st.caption(f"Signed in as **{ui.esc(actor.username)}** ({ui.esc(actor.role)})")

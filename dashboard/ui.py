@@ -6,8 +6,15 @@ lives in the server-side session under :data:`ACTOR_KEY` (no widget has that key
 browser cannot set it); it is re-checked against its account on every run.
 
 Memory text, ids, namespaces and categories come from imported stores and are untrusted:
-they are shown with ``st.text``/``st.code``/``st.json``/dataframes (never Markdown), or
-escaped with :func:`esc` where a Markdown string is unavoidable (labels, captions).
+they are shown with ``st.text``/``st.code``/``st.json``/dataframes (never Markdown) after
+:func:`plain` made bidi overrides and control characters visible, or escaped with
+:func:`esc` where a Markdown string is unavoidable (labels, captions): every punctuation
+mark escaped, and the characters GFM autolinks start from written as character references.
+
+Sessions survive a reload: sign-in issues a signed, expiring token
+(:mod:`auditor.access_sessions`) kept in the ``memaudit_session`` cookie (``SameSite=Strict``,
+``Max-Age``, ``Secure`` over HTTPS); a new browser connection without a server-side actor
+restores it from the cookie, and sign-out revokes the token and clears the cookie.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import string
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,6 +36,7 @@ from auditor.accounts import Actor
 from auditor.config import load_settings
 from auditor.errors import AccessDenied, MemauditError
 from auditor.logging import configure_logging
+from auditor.rules import RuleError, RulePack, load_pack
 from auditor.store.db import Database
 
 __all__ = [
@@ -43,6 +52,11 @@ __all__ = [
     "clear_caches",
     "current_actor",
     "esc",
+    "hotkeys",
+    "plain",
+    "rule_pack",
+    "widget_id",
+    "session_cookie_ops",
     "idp_logged_in",
     "oidc_providers",
     "oidc_sign_in",
@@ -69,6 +83,21 @@ USER_ROLES: tuple[str, ...] = access.USER_ROLES
 log = structlog.get_logger("dashboard")
 
 _MD_SPECIAL = frozenset(string.punctuation)
+#: Characters GFM's autolink literals start from or need (``www.``, ``http://``, ``a@b.c``):
+#: written as character references, which Markdown decodes after links are recognised.
+_MD_ENTITY = {".": "&#46;", ":": "&#58;", "@": "&#64;"}
+#: Bidi controls (they reorder what is shown: ``0987654321`` read as ``1234567890``) and
+#: other invisible format or control characters.
+_HIDDEN = re.compile(
+    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+#: The server-side session's token (and its id), to revoke at sign-out.
+TOKEN_KEY = "_memaudit_token"
+#: A cookie write waiting for the next page run: ("set", token, max_age) or ("clear",).
+COOKIE_OP_KEY = "_memaudit_cookie_op"
+#: This browser session signed out: do not restore from the cookie it connected with.
+SIGNED_OUT_KEY = "_memaudit_signed_out"
 
 
 # -- the store -----------------------------------------------------------------------------
@@ -110,12 +139,26 @@ def store() -> Database:
 # -- rendering -----------------------------------------------------------------------------
 
 
+def plain(value: object) -> str:
+    """Untrusted text made safe to show as plain text: bidi overrides, zero-width and control
+    characters (newline and tab kept) become visible ``<U+202E>`` marks, so what is shown is
+    what is stored, in the order it is stored."""
+    return _HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", str(value))
+
+
+def widget_id(value: object) -> str:
+    """A short, safe widget-key fragment for an untrusted id (keys become CSS classes)."""
+    return hashlib.sha256(str(value).encode("utf-8")).hexdigest()[:16]
+
+
 def esc(value: object) -> str:
     """Escape text for a Markdown context (labels, captions): every ASCII punctuation mark
-    gets a backslash, so links, images, emphasis, directives and math cannot be injected.
-    Newlines become spaces."""
-    text = " ".join(str(value).split())
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    gets a backslash, so links, images, emphasis, directives and math cannot be injected;
+    ``.``, ``:`` and ``@`` become character references, so no GFM autolink literal
+    (``www.x.y``, ``https://...``, ``a@b.c``) can form. Newlines become spaces; hidden
+    characters are shown as in :func:`plain`."""
+    text = " ".join(plain(value).split())
+    return "".join(_MD_ENTITY.get(ch) or ("\\" + ch if ch in _MD_SPECIAL else ch) for ch in text)
 
 
 def table(data: Any, key: str, **kwargs: Any) -> None:
@@ -205,17 +248,104 @@ def current_actor() -> Actor | None:
     """
     actor = st.session_state.get(ACTOR_KEY)
     if actor is None:
-        return None
+        return _actor_from_cookie()
     db = store()
     if isinstance(actor, Actor) and access_sessions.session_valid(db, actor):
         return actor
     if isinstance(actor, Actor):
-        access_sessions.record_sign_out(db, actor, "session_ended")
+        access_sessions.record_sign_out(db, actor, "session_ended", session_id=_session_id())
     _reset_session(keep_receipt=True)
+    st.session_state[COOKIE_OP_KEY] = ("clear",)
+    st.session_state[SIGNED_OUT_KEY] = True
     st.session_state[NOTICE_KEY] = (
         "Your session ended: your account was changed, disabled or removed. Sign in again."
     )
     return None
+
+
+def _session_id() -> str | None:
+    token = st.session_state.get(TOKEN_KEY)
+    return access_sessions.session_id_of(store(), token) if token else None
+
+
+def _actor_from_cookie() -> Actor | None:
+    """Restore a session from the ``memaudit_session`` cookie this connection came with.
+
+    The token is checked like every session (signature, expiry, revocation, the account);
+    nothing is restored in a browser session that signed out (its cookie snapshot is old).
+    """
+    if st.session_state.get(SIGNED_OUT_KEY):
+        return None
+    try:
+        token = st.context.cookies.get(access_sessions.SESSION_COOKIE)
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode): no cookie
+        return None
+    if not token:
+        return None
+    actor = access_sessions.actor_from_token(store(), token)
+    if actor is None:
+        st.session_state[COOKIE_OP_KEY] = ("clear",)
+        return None
+    st.session_state[ACTOR_KEY] = actor
+    st.session_state[TOKEN_KEY] = token
+    st.session_state[OIDC_TRIED_KEY] = True
+    return actor
+
+
+def session_cookie_ops() -> None:
+    """Write (or clear) the session cookie when sign-in or sign-out asked for it.
+
+    Called by the app on every run before the page; a tiny script sets
+    ``document.cookie`` (JavaScript cannot set ``HttpOnly``: docs/dashboard.md says why
+    that is acceptable here). The value is the signed token only (base64url and dots).
+    """
+    op = st.session_state.pop(COOKIE_OP_KEY, None)
+    if op is None:
+        return
+    name = access_sessions.SESSION_COOKIE
+    if op[0] == "set":
+        token, max_age = str(op[1]), int(op[2])
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", token):
+            return
+        value, age = token, max_age
+    else:
+        value, age = "", 0
+    st.html(
+        "<script>(function(){var s=location.protocol==='https:'?'; Secure':'';"
+        f"document.cookie='{name}={value}; Path=/; Max-Age={age}; SameSite=Strict'+s;"
+        "})();</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def hotkeys(keys: dict[str, str]) -> None:
+    """Keyboard shortcuts: pressing a key clicks the button whose widget key it maps to.
+
+    ``keys`` maps a single key (``j``) to a button's widget key (``tri_next``). Keys typed
+    into a text field, a select box or with a modifier are left alone. Works offline (no
+    component download); a button that is not on the page is simply not clicked, and a
+    stale copy left from the previous script run is never the one clicked. (No ``<`` in the
+    script: the HTML around it is parsed first.)
+    """
+    clean = {k: v for k, v in keys.items() if re.fullmatch(r"[a-z]", k)}
+    clean = {k: v for k, v in clean.items() if re.fullmatch(r"[A-Za-z0-9_-]+", v)}
+    table_json = json.dumps(clean)
+    st.html(
+        "<script>(function(){var w=window;"
+        "try{if(window.parent&&window.parent.document){w=window.parent;}}catch(x){}"
+        "w.__memauditKeys=" + table_json + ";"
+        "if(w.__memauditKeysOn){return;}w.__memauditKeysOn=true;"
+        "w.document.addEventListener('keydown',function(e){"
+        "if(e.ctrlKey||e.metaKey||e.altKey||e.repeat){return;}"
+        "var t=e.target,tag=(t&&t.tagName||'').toLowerCase();"
+        "if(tag==='input'||tag==='textarea'||tag==='select'||(t&&t.isContentEditable)){return;}"
+        "var k=(w.__memauditKeys||{})[e.key];if(!k){return;}"
+        "var bs=w.document.querySelectorAll('.st-key-'+k+' button'),b=null;"
+        "bs.forEach(function(x){if(!x.closest('[data-stale=true]')){b=x;}});"
+        "if(b&&!b.disabled){e.preventDefault();b.click();}"
+        "},true);})();</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def _reset_session(*, keep_receipt: bool) -> None:
@@ -228,10 +358,17 @@ def _reset_session(*, keep_receipt: bool) -> None:
 
 
 def sign_in(actor: Actor) -> None:
-    """Start a session for ``actor`` (after :func:`auditor.accounts.authenticate` or OIDC)."""
+    """Start a session for ``actor`` (after :func:`auditor.accounts.authenticate` or OIDC)
+    and ask for the session cookie that keeps it across reloads."""
     _reset_session(keep_receipt=False)
     st.session_state[ACTOR_KEY] = actor
     st.session_state[OIDC_TRIED_KEY] = True
+    issued = access_sessions.issue_token(store(), actor)
+    if issued is not None:
+        token, _expires = issued
+        st.session_state[TOKEN_KEY] = token
+        max_age = int(access_sessions.SESSION_TTL.total_seconds())
+        st.session_state[COOKIE_OP_KEY] = ("set", token, max_age)
 
 
 def sign_out(*, notice: str | None = None, record: bool = True) -> None:
@@ -242,10 +379,13 @@ def sign_out(*, notice: str | None = None, record: bool = True) -> None:
         record: write the audit event (not after an erasure: the name must not return).
     """
     actor = st.session_state.get(ACTOR_KEY)
+    session_id = _session_id()
     if record and isinstance(actor, Actor):
-        access_sessions.record_sign_out(store(), actor, "signed_out")
+        access_sessions.record_sign_out(store(), actor, "signed_out", session_id=session_id)
     _reset_session(keep_receipt=True)
     st.session_state[OIDC_TRIED_KEY] = True  # do not sign the OIDC identity in again at once
+    st.session_state[SIGNED_OUT_KEY] = True
+    st.session_state[COOKIE_OP_KEY] = ("clear",)
     if notice:
         st.session_state[NOTICE_KEY] = notice
     if isinstance(actor, Actor) and actor.auth_method == "oidc" and idp_logged_in():
@@ -332,7 +472,7 @@ def _overview(
 def _rule_stats(
     key: str, actor_key: tuple[str, str, str | None, str], _db: Database, _actor: Actor
 ) -> list[dict[str, Any]]:
-    return access.rule_stats(_db, _actor)
+    return access.rule_stats(_db, _actor, rule_pack(_db))
 
 
 def cached_overview(db: Database, actor: Actor, days: int = 30) -> dict[str, Any]:
@@ -343,6 +483,22 @@ def cached_overview(db: Database, actor: Actor, days: int = 30) -> dict[str, Any
 def cached_rule_stats(db: Database, actor: Actor) -> list[dict[str, Any]]:
     """:func:`auditor.access.rule_stats`, cached for 60 s per store and actor."""
     return _rule_stats(store_key(), _actor_key(actor), db, actor)
+
+
+@st.cache_resource(ttl=300, show_spinner=False, max_entries=4)
+def _rule_pack(key: str, rules_dir: str | None) -> RulePack | None:
+    try:
+        return load_pack(rules_dir, lint=False)
+    except RuleError:
+        return None
+
+
+def rule_pack(db: Database) -> RulePack | None:
+    """The configured rule pack, loaded once per process and store (kept 5 minutes: an
+    edited pack shows within that time); None when it does not load. Loading a pack takes
+    seconds, so the pages pass this one to the services instead of loading it per call."""
+    rules_dir = db.settings.rules_dir
+    return _rule_pack(store_key(), None if rules_dir is None else str(rules_dir))
 
 
 def clear_caches() -> None:

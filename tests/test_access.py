@@ -476,8 +476,8 @@ def test_a_failing_finding_is_rolled_back_to_its_savepoint(world: World) -> None
     db = world.db
     lc = Lifecycle(db)
     lc.add(make_record(memory_id="a3", subject="user:alice"), actor="test")
-    lc.quarantine("a2", actor="test")
-    half = add_finding(db, ["a1", "a2"])  # a1 can be quarantined, a2 already is
+    lc.soft_delete("a2", actor="test")
+    half = add_finding(db, ["a1", "a2"])  # a1 can be quarantined, a deleted a2 cannot
     whole = add_finding(db, ["a3"])
     outcomes = access.act_on_findings(db, world.officer, [half, whole], "quarantine")
     assert [o.ok for o in outcomes] == [False, True]

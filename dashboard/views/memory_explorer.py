@@ -3,6 +3,10 @@
 Every search that shows memory text is recorded by the service (``memory.searched``: the
 ids shown, never the query). Results are kept in the session for the same query and page,
 so redrawing the page does not record the same search again.
+
+A link ``?memory=ID`` (from a finding in the review queue) opens that one memory, recorded
+like a search, with its open findings, each linking back to the review queue
+(``?finding=ID``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,54 @@ actor = ui.page_actor(ui.OFFICER_ROLES)
 db = ui.store()
 st.title("Memory explorer")
 st.caption("Searches are recorded in the audit log (which memories were shown, not the query).")
+LINKED_KEY = "_explorer_linked"
+
+
+def _findings_of(memory_id: str) -> None:
+    """The memory's open findings, each a link back to the review queue."""
+    ok, found = ui.call(access.memory_findings, db, actor, memory_id)
+    if not ok or found is None:
+        return
+    if not found:
+        st.caption("No open finding on this memory.")
+        return
+    st.markdown(f"**Open findings of this memory** ({len(found)})")
+    for f in found:
+        st.page_link(
+            "views/review_queue.py",
+            label=ui.esc(f"{f['severity']} · {f['rule_id']} · {f['reason']}"[:160]),
+            icon=":material/fact_check:",
+            query_params={"finding": f["finding_id"]},
+        )
+
+
+linked_memory = st.query_params.get("memory")
+if linked_memory:
+    cached_link = st.session_state.get(LINKED_KEY)
+    if cached_link is not None and cached_link[0] == linked_memory:
+        linked_rows = cached_link[1]
+    else:
+        ok, found_page = ui.call(
+            access.memory_search, db, actor, memory_id=linked_memory, page_size=1
+        )
+        if not ok or found_page is None:
+            st.stop()
+        linked_rows = found_page.rows
+        st.session_state[LINKED_KEY] = (linked_memory, linked_rows)
+    if st.button("Back to search", key="explorer_back"):
+        del st.query_params["memory"]
+        st.session_state.pop(LINKED_KEY, None)
+        st.rerun()
+    if not linked_rows:
+        st.warning(f"No memory with id {ui.esc(linked_memory)}.")
+        st.stop()
+    one = linked_rows[0]
+    st.markdown(f"**Memory** {ui.esc(one['memory_id'])}")
+    st.markdown("**Fact** (as stored; untrusted text)")
+    st.text(ui.plain(one["fact"]))
+    _findings_of(one["memory_id"])
+    st.json({k: v for k, v in one.items() if k != "fact"}, expanded=1)
+    st.stop()
 
 with st.form("explorer_form"):
     row = st.columns(3)
@@ -92,7 +144,7 @@ table = pd.DataFrame(
             "category": m["category"],
             "namespace": m["namespace"],
             "tier": m["trust_tier"],
-            "fact": m["fact"][:200],
+            "fact": ui.plain(m["fact"][:200]),
             "updated_at": m["updated_at"],
         }
         for m in result.rows
@@ -112,5 +164,6 @@ chosen = st.selectbox(
 if chosen:
     memory = by_id[chosen]
     st.markdown("**Fact** (as stored; untrusted text)")
-    st.text(memory["fact"])
+    st.text(ui.plain(memory["fact"]))
+    _findings_of(chosen)
     st.json({k: v for k, v in memory.items() if k != "fact"}, expanded=1)

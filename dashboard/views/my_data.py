@@ -15,7 +15,6 @@ import ui
 
 from auditor import access, access_erasure
 
-EXPORT_KEY = "_my_export"
 FLASH_KEY = "_my_data_flash"
 CONFIRM_WORD = "ERASE"
 
@@ -28,21 +27,29 @@ if flash is not None:
     st.info(flash)
 
 st.subheader("Download everything about me")
-st.caption("A JSON file with every memory, finding and consent held about you.")
-if st.button("Prepare my data", key="my_export_prepare"):
-    ok, data = ui.call(access.export_my_data, db, actor)
-    if ok and data is not None:
-        st.session_state[EXPORT_KEY] = json.dumps(data, ensure_ascii=False, indent=2)
-export = st.session_state.get(EXPORT_KEY)
-if export is not None:
-    st.download_button(
-        "Download my data (JSON)",
-        data=export,
-        file_name="my-data.json",
-        mime="application/json",
-        key="my_export_download",
-        type="primary",
-    )
+st.caption(
+    "A JSON file with every memory, finding and consent held about you. It is put together "
+    "when you click, for you only, and its download address stops working right after."
+)
+
+
+def _my_export() -> bytes:
+    # Runs when the button is clicked (a deferred download): the service checks the
+    # account again and records the export. The file is not kept in the session, so no
+    # download address stays valid until sign-out.
+    data = access.export_my_data(db, actor)
+    return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+st.download_button(
+    "Download my data (JSON)",
+    data=_my_export,
+    file_name="my-data.json",
+    mime="application/json",
+    key="my_export_download",
+    type="primary",
+    on_click="ignore",
+)
 
 st.subheader("My erasure requests")
 ok, requests = ui.call(access_erasure.my_erasure_requests, db, actor)

@@ -6,6 +6,8 @@ import pandas as pd
 import streamlit as st
 import ui
 
+from auditor.rules import CATEGORIES
+
 SEVERITY_COLOURS = {"critical": "#7f0000", "high": "#d7301f", "medium": "#fc8d59", "low": "#fdcc8a"}
 
 actor = ui.page_actor(ui.OFFICER_ROLES)
@@ -49,7 +51,10 @@ with left:
         st.caption("No finding in this window.")
     else:
         st.bar_chart(
-            by_day.pivot_table(index="day", columns="category", values="count", aggfunc="sum"),
+            # every category in the legend, also those with no finding in the window
+            by_day.pivot_table(
+                index="day", columns="category", values="count", aggfunc="sum"
+            ).reindex(columns=list(CATEGORIES), fill_value=0),
             x_label="day (UTC)",
             y_label="findings",
         )
@@ -71,7 +76,10 @@ left, right = st.columns(2)
 with left:
     st.subheader("Open by category")
     ui.table(
-        pd.DataFrame(sorted(open_["by_category"].items()), columns=["category", "open findings"]),
+        pd.DataFrame(
+            [(c, open_["by_category"].get(c, 0)) for c in CATEGORIES],
+            columns=["category", "open findings"],
+        ),
         key="overview_by_category",
     )
 with right:

@@ -1,13 +1,28 @@
-"""Review queue (officers): filters, server-side paging and sorting, detail, actions, bulk.
+"""Review queue (officers): a master-detail queue worked from the keyboard.
 
-Everything goes through :mod:`auditor.access`: the queue page comes from the database one
-page at a time (``review_queue``), the detail from ``finding_detail`` (redacted evidence,
-no memory text), and every action from ``act_on_findings`` (audited, one savepoint per
-finding, so one failure does not undo the others).
+* **List**: one page of findings from :func:`auditor.access.review_queue` (filtered, sorted
+  and paged in the database; most severe first by default), with the columns a reviewer
+  reads first: severity, rule title, subject, a one-line reason and the redacted snippet.
+  Selecting a row (Streamlit's dataframe row selection) opens it; selecting several makes
+  a bulk selection.
+* **Detail**: the redacted evidence with the flagged spans highlighted (built from escaped
+  pieces: never memory text as Markdown or HTML), the rule's "why" and known false
+  positives, each memory with its chain and provenance and a link to the memory explorer
+  (``?memory=ID``), and the other open findings of the same memories.
+* **Triage**: next / previous, acknowledge, resolve, dismiss with a reason (the rule's
+  known false positives or typed), quarantine and escalate, on buttons with one-key
+  shortcuts (:func:`ui.hotkeys`: j/k, a, r, d, q, e; y confirms). After an action the
+  next finding opens. Quarantine and every bulk action are previewed first
+  (:func:`auditor.access.preview_action`) and run only when confirmed. Every action is
+  idempotent (``auditor.review_actions``): asking for a state a memory is already in
+  succeeds and says so.
+
+The finding in view is in the URL (``?finding=ID``), so a link or a reload opens it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -17,30 +32,40 @@ import ui
 from auditor import access
 from auditor.config import TIERS
 from auditor.findings import STATUSES
+from auditor.review_actions import ACTION_HELP
 from auditor.rules import CATEGORIES, SEVERITIES
 
 ANY = "(any)"
 FLASH_KEY = "_queue_flash"
 SIG_KEY = "_queue_signature"
-ACTION_HELP = {
-    "acknowledge": "seen, being worked on",
-    "resolve": "the problem is fixed",
-    "dismiss": "a false positive: needs a reason; optionally suppress the fingerprint",
-    "quarantine": "quarantine every memory of the finding, then resolve it",
-    "restore": "restore every memory of the finding, then resolve it",
-    "supersede": "another memory of the same subject replaces the finding's memory",
-    "escalate": "severity one step up, assigned to an admin (or the admins' queue)",
-    "reopen": "open a closed finding again",
+CURRENT_KEY = "_queue_current"
+PENDING_KEY = "_queue_pending"  # an action waiting for its confirmation
+LAST_SEL_KEY = "_queue_last_selection"
+PAGE_ALL_KEY = "_queue_page_all"  # "select the whole page" for this filter and page
+OTHER_REASON = "(another reason: type it below)"
+SORT_DEFAULT = "severity"
+HOTKEYS = {
+    "j": "tri_next",
+    "k": "tri_prev",
+    "a": "tri_acknowledge",
+    "r": "tri_resolve",
+    "d": "tri_dismiss",
+    "q": "tri_quarantine",
+    "e": "tri_escalate",
+    "y": "tri_confirm",
+    "n": "tri_cancel",
 }
+_MASK = re.compile(r"\[[A-Z][A-Z0-9_]{1,40}\]")
 
 actor = ui.page_actor(ui.OFFICER_ROLES)
 db = ui.store()
 st.title("Review queue")
+ui.hotkeys(HOTKEYS)
 
 flash = st.session_state.pop(FLASH_KEY, None)
 if flash is not None:
     kind, message, rows = flash
-    (st.success if kind == "ok" else st.warning)(message)
+    (st.success if kind == "ok" else st.warning)(ui.esc(message))
     if rows:
         ui.table(pd.DataFrame(rows), key="queue_flash_outcomes")
 
@@ -49,68 +74,38 @@ def _opt(value: str) -> str | None:
     return None if value == ANY else value
 
 
-def action_form(prefix: str, finding_ids: list[str]) -> None:
-    """One action on ``finding_ids`` (a single finding or a bulk selection)."""
-    with st.form(f"{prefix}_action_form", clear_on_submit=False):
-        action = st.selectbox(
-            "Action",
-            access.ACTIONS,
-            format_func=lambda a: f"{a}: {ACTION_HELP.get(a, '')}",
-            key=f"{prefix}_action",
-        )
-        reason = st.text_input(
-            "Reason (required to dismiss; recorded, scrubbed of personal data)",
-            key=f"{prefix}_reason",
-        )
-        cols = st.columns(3)
-        suppress = cols[0].checkbox("Suppress the fingerprint (dismiss)", key=f"{prefix}_suppress")
-        superseding = cols[1].text_input(
-            "Superseding memory id (supersede)", key=f"{prefix}_superseding"
-        )
-        approve = cols[1].checkbox(
-            "I approve a lower tier replacing a higher one (supersede)",
-            key=f"{prefix}_approve_override",
-        )
-        assignee = cols[2].text_input(
-            "Assign to admin (escalate; empty: the admins' queue)", key=f"{prefix}_assignee"
-        )
-        submitted = st.form_submit_button(
-            f"Apply to {len(finding_ids)} finding{'s' if len(finding_ids) != 1 else ''}",
-            key=f"{prefix}_apply",
-            type="primary",
-            disabled=not finding_ids,
-        )
-    if not submitted:
-        return
-    kwargs: dict[str, Any] = {"reason": reason.strip() or None}
-    if action == "dismiss":
-        kwargs["suppress"] = suppress
-    if action == "supersede":
-        kwargs["superseding_memory_id"] = superseding.strip() or None
-        kwargs["approve_tier_override"] = approve
-    if action == "escalate" and assignee.strip():
-        kwargs["assignee"] = assignee.strip()
+def _run(finding_ids: list[str], action: str, **kwargs: Any) -> bool:
+    """Run an action; report each outcome in the flash message. True when it ran."""
     ok, outcomes = ui.call(access.act_on_findings, db, actor, finding_ids, action, **kwargs)
     if not ok or outcomes is None:
-        return
+        return False
     ui.clear_caches()
     done = [o for o in outcomes if o.ok]
     failed = [o for o in outcomes if not o.ok]
-    rows = [
-        {"finding_id": o.finding_id, "ok": o.ok, "status": o.status, "error": o.error}
-        for o in outcomes
-    ]
-    message = f"{action}: {len(done)} done" + (f", {len(failed)} failed" if failed else "")
+    if len(outcomes) == 1:
+        o = outcomes[0]
+        message = f"{action}: {o.message}" if o.ok else f"{action} failed: {o.error}"
+        rows: list[dict[str, Any]] = []
+    else:
+        message = f"{action}: {len(done)} done" + (f", {len(failed)} failed" if failed else "")
+        already = sum(1 for o in done if o.already)
+        if already:
+            message += f" ({already} already in that state)"
+        rows = [
+            {"finding_id": o.finding_id, "ok": o.ok, "result": o.message or o.error or ""}
+            for o in outcomes
+        ]
     st.session_state[FLASH_KEY] = ("ok" if not failed else "warn", message, rows)
-    st.rerun()
+    return True
 
 
 # -- filters ---------------------------------------------------------------------------------
 
 ok, stats = ui.call(ui.cached_rule_stats, db, actor)
-rule_ids = [r["id"] for r in stats or []]
+titles = {r["id"]: r["title"] for r in stats or []}
+rule_ids = list(titles)
 
-with st.expander("Filters and sorting", expanded=True, key="queue_filters_expander"):
+with st.expander("Filters and sorting", expanded=False, key="queue_filters_expander"):
     row1 = st.columns(4)
     status = row1[0].selectbox("Status", [*STATUSES, ANY], index=0, key="queue_status")
     rule = row1[1].selectbox("Rule", [ANY, *rule_ids], key="queue_rule")
@@ -124,7 +119,12 @@ with st.expander("Filters and sorting", expanded=True, key="queue_filters_expand
         "Older than (days)", min_value=0, max_value=36500, value=0, step=1, key="queue_age"
     )
     row3 = st.columns(3)
-    sort_key = row3[0].selectbox("Sort by", access.QUEUE_SORTS, key="queue_sort")
+    sort_key = row3[0].selectbox(
+        "Sort by",
+        access.QUEUE_SORTS,
+        index=access.QUEUE_SORTS.index(SORT_DEFAULT),
+        key="queue_sort",
+    )
     descending = row3[1].toggle("Descending", value=True, key="queue_desc")
     page_size = row3[2].selectbox("Rows per page", [25, 50, 100, 200], index=1, key="queue_size")
 
@@ -142,13 +142,15 @@ try:
 except ValueError as exc:
     st.error(ui.esc(str(exc)))
     st.stop()
+# Most severe first; within a severity, newest first (the service breaks ties by id).
 sort = f"-{sort_key}" if descending else sort_key
 
 signature = repr((flt, sort, page_size))
 if st.session_state.get(SIG_KEY) != signature:  # new filters: back to page 1, no selection
     st.session_state[SIG_KEY] = signature
     st.session_state["queue_page"] = 1
-    st.session_state.pop("queue_selection", None)
+    st.session_state.pop("queue_table", None)
+    st.session_state.pop(LAST_SEL_KEY, None)
 
 page_no = int(st.session_state.get("queue_page", 1))
 ok, page = ui.call(access.review_queue, db, actor, flt, page_no, int(page_size), sort)
@@ -158,145 +160,356 @@ if page_no > page.pages:
     st.session_state["queue_page"] = page.pages
     st.rerun()
 
-nav = st.columns([2, 1, 5])
-nav[0].number_input(
-    f"Page (of {page.pages})", min_value=1, max_value=page.pages, step=1, key="queue_page"
-)
-nav[1].metric("Matching", page.total)
-
-# -- the page of findings ----------------------------------------------------------------------
+# -- the page of findings (master) -------------------------------------------------------------
 
 rows = page.rows
+ids = [r["finding_id"] for r in rows]
 by_id = {r["finding_id"]: r for r in rows}
 table = pd.DataFrame(
     [
         {
-            "finding_id": r["finding_id"],
             "severity": r["severity"],
-            "category": r["category"],
-            "rule": r["rule_id"],
+            "rule": ui.plain(titles.get(r["rule_id"], r["rule_id"])),
+            "subject": ui.plain(", ".join(sorted({m["subject"] for m in r["memories"]}))),
+            "reason": ui.plain(r.get("reason") or ""),
+            "snippet (redacted)": ui.plain(r.get("snippet") or ""),
             "status": r["status"],
             "age (days)": r["age_days"],
-            "first seen": r["first_seen"],
-            "subjects": ", ".join(sorted({m["subject"] for m in r["memories"]})),
-            "namespaces": ", ".join(sorted({m["namespace"] for m in r["memories"]})),
-            "tiers": ", ".join(sorted({m["trust_tier"] for m in r["memories"]})),
-            "memories": len(r["memories"]),
-            "assignee": r["assignee"] or "",
+            "finding_id": r["finding_id"],
         }
         for r in rows
     ],
     columns=[
-        "finding_id",
         "severity",
-        "category",
         "rule",
+        "subject",
+        "reason",
+        "snippet (redacted)",
         "status",
         "age (days)",
-        "first seen",
-        "subjects",
-        "namespaces",
-        "tiers",
-        "memories",
-        "assignee",
+        "finding_id",
     ],
 )
+head = st.columns([3, 1, 1])
+head[0].caption(
+    f"Showing {len(rows)} of {page.total} matching findings (page {page.page} of {page.pages}). "
+    "Select a row to open it; select several to act on them together. Keys: j/k next and "
+    "previous, a acknowledge, r resolve, d dismiss, q quarantine, e escalate, y confirm, "
+    "n cancel."
+)
+head[1].number_input(
+    f"Page (of {page.pages})", min_value=1, max_value=page.pages, step=1, key="queue_page"
+)
+head[2].metric("Matching", page.total)
 if not rows:
     st.info("No finding matches these filters.", icon=":material/inbox:")
-ui.table(table, key="queue_table")
+
+with st.container(key="queue_list"):
+    event = st.dataframe(
+        table,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="multi-row",
+        key="queue_table",
+        column_config={
+            "reason": st.column_config.TextColumn(width="large"),
+            "snippet (redacted)": st.column_config.TextColumn(width="large"),
+        },
+    )
+selected_rows = [i for i in event.selection.rows if 0 <= i < len(ids)]  # type: ignore[attr-defined]
+clicked = [ids[i] for i in selected_rows]
+selected = list(clicked)
+pick = st.columns([1, 1, 4])
+if pick[0].button("Select the whole page", key="queue_select_page", disabled=not rows):
+    st.session_state[PAGE_ALL_KEY] = (signature, page_no)
+if pick[1].button("Clear the selection", key="queue_clear_selection"):
+    st.session_state.pop(PAGE_ALL_KEY, None)
+    st.session_state.pop("queue_table", None)
+    st.rerun()
+if st.session_state.get(PAGE_ALL_KEY) == (signature, page_no):
+    selected = list(ids)
+
+# The finding in view: a link (?finding=), a newly selected row, next/previous.
+linked = st.query_params.get("finding")
+previous_selection = st.session_state.get(LAST_SEL_KEY, [])
+if clicked != previous_selection:
+    st.session_state[LAST_SEL_KEY] = clicked
+    added = [f for f in clicked if f not in previous_selection]
+    if added:
+        st.session_state[CURRENT_KEY] = added[-1]
+        st.session_state.pop(PENDING_KEY, None)
+if CURRENT_KEY not in st.session_state and linked:
+    st.session_state[CURRENT_KEY] = linked
+current = st.session_state.get(CURRENT_KEY)
+if current is None and ids:
+    current = ids[0]
 
 
-def _label(fid: str) -> str:
-    r = by_id.get(fid)
-    if r is None:
-        return fid
-    return f"{fid} · {r['severity']} · {r['category']} · {r['rule_id']}"
+def _go(finding_id: str | None) -> None:
+    st.session_state.pop(PENDING_KEY, None)
+    if finding_id is None:
+        st.session_state.pop(CURRENT_KEY, None)
+        if "finding" in st.query_params:
+            del st.query_params["finding"]
+    else:
+        st.session_state[CURRENT_KEY] = finding_id
+        st.query_params["finding"] = finding_id
 
 
-# -- bulk actions ------------------------------------------------------------------------------
+def _neighbour(step: int) -> str | None:
+    if not ids:
+        return None
+    if current not in ids:
+        return ids[0]
+    i = ids.index(current) + step
+    return ids[i] if 0 <= i < len(ids) else None
 
-st.subheader("Act on several findings")
-if st.button("Select the whole page", key="queue_select_page", disabled=not rows):
-    st.session_state["queue_selection"] = list(by_id)
-selection = st.multiselect(
-    "Selected findings", list(by_id), format_func=_label, key="queue_selection"
-)
-action_form("bulk", list(selection))
+
+def _after_action() -> None:
+    """Open the finding after the one just worked (it may leave the list)."""
+    nxt = _neighbour(1) or _neighbour(-1)
+    _go(nxt if nxt != current else None)
+
+
+# -- bulk: several rows selected ----------------------------------------------------------------
+
+if len(selected) > 1:
+    with st.container(border=True, key="queue_bulk"):
+        st.markdown(f"**{len(selected)} findings selected**")
+        bulk_cols = st.columns([2, 3, 1])
+        bulk_action = bulk_cols[0].selectbox(
+            "Bulk action",
+            ["acknowledge", "resolve", "dismiss", "quarantine", "restore", "escalate", "reopen"],
+            format_func=lambda a: f"{a}: {ACTION_HELP.get(a, '')}",
+            key="bulk_action",
+        )
+        bulk_reason = bulk_cols[1].text_input(
+            "Reason (required to dismiss; recorded, scrubbed of personal data)", key="bulk_reason"
+        )
+        if bulk_cols[2].button("Preview", key="bulk_preview", type="primary"):
+            st.session_state[PENDING_KEY] = ("bulk", bulk_action, list(selected), bulk_reason)
+            st.rerun()
 
 # -- one finding in detail ---------------------------------------------------------------------
 
-st.subheader("Finding detail")
-linked = st.query_params.get("finding")
-options = [""] + ([linked] if linked and linked not in by_id else []) + list(by_id)
-if linked and "queue_open" not in st.session_state:
-    st.session_state["queue_open"] = linked
-if st.session_state.get("queue_open") not in options:  # the page changed under it
-    st.session_state.pop("queue_open", None)
-chosen = st.selectbox(
-    "Open a finding",
-    options,
-    format_func=lambda f: "(choose a finding)" if not f else _label(f),
-    key="queue_open",
-)
-if not chosen:
-    st.caption("Choose a finding above (or open a link with ?finding=ID).")
+if current is None:
+    st.caption("Nothing to open (or open a link with ?finding=ID).")
     st.stop()
-if st.query_params.get("finding") != chosen:
-    st.query_params["finding"] = chosen
+if st.query_params.get("finding") != current:
+    st.query_params["finding"] = current
 
-ok, detail = ui.call(access.finding_detail, db, actor, chosen)
+ok, detail = ui.call(access.finding_detail, db, actor, current, ui.rule_pack(db))
 if not ok or detail is None:
+    if st.button("Back to the first finding of the list", key="queue_reset"):
+        _go(ids[0] if ids else None)
+        st.rerun()
     st.stop()
 finding = detail["finding"]
 rule_info = detail["rule"]
-cols = st.columns(4)
-cols[0].metric("Severity", finding["severity"])
-cols[1].metric("Status", finding["status"])
-cols[2].metric("Category", finding["category"])
-cols[3].metric("Rule", finding["rule_id"])
-
-st.markdown("**Why it was flagged**")
 evidence = finding.get("evidence") or {}
-if rule_info is not None:
-    st.markdown(f"{ui.esc(rule_info['title'])}")
-    st.caption(ui.esc(rule_info["description"]))
-else:
-    st.caption("This rule is no longer in the rule pack.")
-if evidence.get("reason"):
-    st.text(f"Detector: {evidence.get('detector')} - {evidence['reason']}")
-if rule_info is not None and rule_info["false_positives"]:
-    with st.expander("Known false positives of this rule", key="detail_fp_expander"):
-        for fp in rule_info["false_positives"]:
-            st.text(f"- {fp}")
-st.markdown("**Redacted evidence**")
-st.json(evidence, expanded=1)
-st.text(
-    f"first seen {finding['first_seen']}, last seen {finding['last_seen']}, "
-    f"assignee {finding['assignee'] or '-'}, resolution {finding['resolution'] or '-'}"
-    f" by {finding['resolved_by'] or '-'}"
+fps: list[str] = list(rule_info["false_positives"]) if rule_info is not None else []
+
+
+def _highlighted(snippet: str) -> str:
+    """Markdown of a redacted snippet with every mask ([EMAIL], [SECRET]...) highlighted,
+    built from escaped pieces only: no text of the snippet can become Markdown."""
+    out: list[str] = []
+    pos = 0
+    for m in _MASK.finditer(snippet):
+        out.append(ui.esc(snippet[pos : m.start()]))
+        out.append(f":orange-background[**{ui.esc(m.group())}**]")
+        pos = m.end()
+    out.append(ui.esc(snippet[pos:]))
+    return "".join(out) or "_(no snippet)_"
+
+
+st.divider()
+position = f"{ids.index(current) + 1} of {len(ids)} on this page" if current in ids else "linked"
+title = rule_info["title"] if rule_info is not None else finding["rule_id"]
+st.subheader(f"{ui.esc(title)}")
+st.caption(
+    ui.esc(
+        f"{finding['severity']} · {finding['category']} · {finding['status']} · "
+        f"finding {finding['finding_id']} · {position}"
+    )
 )
+
+# triage bar: the keyboard path
+bar = st.columns(8)
+if bar[0].button("← Previous (k)", key="tri_prev", disabled=_neighbour(-1) is None):
+    _go(_neighbour(-1))
+    st.rerun()
+if bar[1].button("Next (j) →", key="tri_next", disabled=_neighbour(1) is None):
+    _go(_neighbour(1))
+    st.rerun()
+closed = finding["status"] in ("resolved", "dismissed", "suppressed")
+if bar[2].button("Acknowledge (a)", key="tri_acknowledge"):
+    if _run([current], "acknowledge"):
+        st.rerun()
+if bar[3].button("Resolve (r)", key="tri_resolve"):
+    if _run([current], "resolve", reason=st.session_state.get("tri_note") or None):
+        _after_action()
+        st.rerun()
+if bar[4].button("Dismiss (d)", key="tri_dismiss"):
+    choice = st.session_state.get("tri_reason_pick")
+    typed = str(st.session_state.get("tri_note") or "").strip()
+    reason = typed if (choice in (None, OTHER_REASON) or typed) else str(choice)
+    if not reason:
+        st.error("Dismissing needs a reason: pick one of the known false positives or type one.")
+    elif _run([current], "dismiss", reason=reason):
+        _after_action()
+        st.rerun()
+if bar[5].button("Quarantine (q)", key="tri_quarantine"):
+    st.session_state[PENDING_KEY] = ("one", "quarantine", [current], None)
+    st.rerun()
+if bar[6].button("Escalate (e)", key="tri_escalate", disabled=closed):
+    if _run([current], "escalate", reason=st.session_state.get("tri_note") or None):
+        _after_action()
+        st.rerun()
+
+reason_cols = st.columns([2, 3])
+reason_cols[0].selectbox(
+    "Dismiss reason (the rule's known false positives)",
+    [*fps, OTHER_REASON],
+    key="tri_reason_pick",
+)
+reason_cols[1].text_input(
+    "Note or another reason (recorded, scrubbed of personal data)", key="tri_note"
+)
+
+# a destructive or bulk action waiting for its confirmation
+pending = st.session_state.get(PENDING_KEY)
+if pending is not None:
+    scope, action, targets, pending_reason = pending
+    ok, preview = ui.call(access.preview_action, db, actor, targets, action)
+    if ok and preview is not None:
+        with st.container(border=True, key="queue_confirm"):
+            st.warning(f"This {ui.esc(preview.sentence())}.", icon=":material/preview:")
+            confirm_cols = st.columns([1, 1, 4])
+            if confirm_cols[0].button("Confirm (y)", key="tri_confirm", type="primary"):
+                st.session_state.pop(PENDING_KEY, None)
+                kwargs: dict[str, Any] = {}
+                if pending_reason and str(pending_reason).strip():
+                    kwargs["reason"] = str(pending_reason).strip()
+                if _run(list(targets), action, **kwargs):
+                    if scope == "one":
+                        _after_action()
+                    else:
+                        st.session_state.pop("queue_table", None)
+                        st.session_state.pop(LAST_SEL_KEY, None)
+                        st.session_state.pop(PAGE_ALL_KEY, None)
+                    st.rerun()
+            if confirm_cols[1].button("Cancel (n)", key="tri_cancel"):
+                st.session_state.pop(PENDING_KEY, None)
+                st.rerun()
+
+left, right = st.columns([3, 2])
+with left:
+    st.markdown("**Redacted evidence** (flagged parts highlighted)")
+    snippets = evidence.get("snippets") or {}
+    if not snippets:
+        st.caption("This finding has no snippet.")
+    for mid, snippet in snippets.items():
+        with st.container(border=True):
+            st.caption(ui.esc(f"memory {mid}"))
+            st.markdown(_highlighted(str(snippet)))
+    if evidence.get("reason"):
+        st.text(ui.plain(f"Detector {evidence.get('detector')}: {evidence['reason']}"))
+with right:
+    st.markdown("**Why this rule flags**")
+    if rule_info is not None:
+        st.caption(ui.esc(rule_info["description"]))
+        if fps:
+            st.markdown("**Known false positives**")
+            for fp in fps:
+                st.text(ui.plain(f"- {fp}"))
+    else:
+        st.caption("This rule is no longer in the rule pack.")
+    st.text(
+        ui.plain(
+            f"first seen {finding['first_seen']}, last seen {finding['last_seen']}\n"
+            f"assignee {finding['assignee'] or '-'}, resolution {finding['resolution'] or '-'}"
+            f" by {finding['resolved_by'] or '-'}"
+        )
+    )
+
+related = detail.get("related") or []
+if related:
+    st.markdown(f"**Other open findings of the same memory** ({len(related)})")
+    for r in related:
+        cols = st.columns([5, 1])
+        cols[0].caption(
+            ui.esc(f"{r['severity']} · {titles.get(r['rule_id'], r['rule_id'])} · {r['reason']}")
+        )
+        if cols[1].button("Open", key=f"queue_related_{ui.widget_id(r['finding_id'])}"):
+            _go(r["finding_id"])
+            st.rerun()
 
 for i, item in enumerate(detail["memories"]):
     memory = item["memory"]
-    st.markdown(f"**Memory {i + 1}:** {ui.esc(memory['memory_id'])}")
-    left, right = st.columns(2)
-    with left:
+    mid = memory["memory_id"]
+    st.markdown(f"**Memory {i + 1}:** {ui.esc(mid)}")
+    st.page_link(
+        "views/memory_explorer.py",
+        label="Open in the memory explorer",
+        icon=":material/search:",
+        query_params={"memory": str(mid)},
+    )
+    mleft, mright = st.columns(2)
+    with mleft:
         st.text(
-            f"subject {memory['subject']}\nnamespace {memory['namespace']}\n"
-            f"kind {memory['kind']} · category {memory['category']}\n"
-            f"status {memory['status']} · trust tier {memory['trust_tier']}\n"
-            f"created {memory['created_at']} · updated {memory['updated_at']}"
+            ui.plain(
+                f"subject {memory['subject']}\nnamespace {memory['namespace']}\n"
+                f"kind {memory['kind']} · category {memory['category']}\n"
+                f"status {memory['status']} · trust tier {memory['trust_tier']}\n"
+                f"created {memory['created_at']} · updated {memory['updated_at']}"
+            )
         )
-        st.markdown("Provenance")
-        st.json(item["provenance"], expanded=1)
-    with right:
+        with st.expander("Provenance", key=f"queue_prov_{i}"):
+            st.json(item["provenance"], expanded=1)
+    with mright:
         st.markdown("Supersede chain (oldest first)")
         st.graphviz_chart(ui.chain_dot(item["chain"]))
-        st.text(ui.chain_text(item["chain"]))
+        st.text(ui.plain(ui.chain_text(item["chain"])))
         if item["chain_dangling_link"]:
             st.warning("The chain has a dangling link (a supersedes id that does not exist).")
         if item["chain_cycle"]:
             st.warning("The chain has a cycle.")
 
-st.subheader("Act on this finding")
-action_form("detail", [chosen])
+# the full action form (supersede, restore, reopen, suppress...) for what the bar lacks
+with st.expander("More actions on this finding", key="queue_more_actions"):
+    with st.form("detail_action_form", clear_on_submit=False):
+        action = st.selectbox(
+            "Action",
+            access.ACTIONS,
+            format_func=lambda a: f"{a}: {ACTION_HELP.get(a, '')}",
+            key="detail_action",
+        )
+        reason = st.text_input(
+            "Reason (required to dismiss or suppress; recorded, scrubbed of personal data)",
+            key="detail_reason",
+        )
+        more = st.columns(2)
+        superseding = more[0].text_input(
+            "Superseding memory id (supersede)", key="detail_superseding"
+        )
+        approve = more[0].checkbox(
+            "I approve a lower tier replacing a higher one (supersede)",
+            key="detail_approve_override",
+        )
+        assignee = more[1].text_input(
+            "Assign to admin (escalate; empty: the admins' queue)", key="detail_assignee"
+        )
+        submitted = st.form_submit_button("Apply to 1 finding", key="detail_apply", type="primary")
+    if submitted:
+        extra: dict[str, Any] = {"reason": reason.strip() or None}
+        if action == "supersede":
+            extra["superseding_memory_id"] = superseding.strip() or None
+            extra["approve_tier_override"] = approve
+        if action == "escalate" and assignee.strip():
+            extra["assignee"] = assignee.strip()
+        if action in ("quarantine", "delete", "restore"):
+            st.session_state[PENDING_KEY] = ("one", action, [current], extra["reason"])
+            st.rerun()
+        elif _run([current], action, **extra):
+            st.rerun()
