@@ -7,50 +7,42 @@ to standard error.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-import structlog
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 from rich.table import Table
 
-from auditor import __version__, audit_log
+from auditor import __version__, limits
+from auditor.cli_context import (
+    TABLE_DEFAULT_LIMIT,
+    Ctx,
+    emit_rows,
+    err_console,
+    listing_format,
+    out_console,
+    pass_ctx,
+)
 from auditor.cli_dashboard import dashboard as dashboard_command
+from auditor.cli_erasure import register_erasure_commands
+from auditor.cli_keys import register_keys_commands
+from auditor.cli_sources import register_sources_commands
 from auditor.cli_users import users as users_group
-from auditor.config import Settings, load_settings
 from auditor.errors import DanglingLinkError, InputError, MemauditError, NotFoundError
 from auditor.exitcodes import ExitCode, exit_code_for
-from auditor.importer import Importer, ImportReport
-from auditor.lifecycle import Lifecycle, audit_key
-from auditor.logging import configure_logging, scrub
-from auditor.records import KINDS, SOURCE_TYPES, STATUSES
-from auditor.rules import SEVERITY_RANK, RuleError, RulePack, load_pack, rule_summary
-from auditor.services import (
-    MemoryFilter,
-    count_memories,
-    export_subject,
-    iter_memories,
-    memory_detail,
-    memory_to_dict,
-    store_summary,
-)
-from auditor.sources import FORMATS, detect_format, open_source
-from auditor.store.db import Database
+from auditor.keys import audit_key
+from auditor.sources import FORMATS
+from auditor.terminal import cell, clean, echo, safe_text
+from auditor.vocab import MEMORY_KINDS, MEMORY_STATUSES, SEVERITY_RANK, SOURCE_TYPES
+
+if TYPE_CHECKING:
+    from auditor.importer import ImportReport
+    from auditor.rules import RulePack
 
 __all__ = ["cli", "main"]
 
@@ -60,40 +52,6 @@ DEMO_SOURCES = (
     ("jsonl", DEMO_DIR / "demo_memories.jsonl"),
     ("memoryfield", DEMO_DIR / "memoryfield"),
     ("state", DEMO_DIR / "state.json"),
-)
-TABLE_DEFAULT_LIMIT = 50
-
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-# Piped output is not cut to 80 columns: tables stay readable in logs and files.
-out_console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
-
-
-class Ctx:
-    """Per-invocation state: settings and a lazily opened store."""
-
-    def __init__(self, settings: Settings, explicit_log_level: bool = False) -> None:
-        self.settings = settings
-        self.explicit_log_level = explicit_log_level
-        self._db: Database | None = None
-
-    def db(self, *, require_schema: bool = True) -> Database:
-        if self._db is None:
-            self._db = Database(self.settings)
-        if require_schema:
-            self._db.require_schema()
-        return self._db
-
-
-pass_ctx = click.make_pass_decorator(Ctx)
-
-#: ``--format table|json|csv`` of every listing (JSON and CSV are complete and streamed).
-listing_format = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="table for people; json (an array) or csv for scripts.",
 )
 
 
@@ -133,6 +91,9 @@ def cli(
     log_format: str | None,
 ) -> None:
     """memaudit: audit and govern AI agents' long-term memory."""
+    from auditor.config import load_settings
+    from auditor.logging import configure_logging
+
     settings = load_settings(
         config_file, database_url=database_url, log_level=log_level, log_format=log_format
     )
@@ -153,6 +114,10 @@ def cli(
 @pass_ctx
 def init(c: Ctx, demo: bool) -> None:
     """Create or migrate the database."""
+    from auditor.importer import Importer
+    from auditor.services import MemoryFilter, count_memories
+    from auditor.sources import open_source
+
     db = c.db(require_schema=False)
     before, after = db.upgrade()
     if before == after:
@@ -161,9 +126,10 @@ def init(c: Ctx, demo: bool) -> None:
         err_console.print(
             f"database {db.display_url} migrated from {before or 'empty'} to schema {after}"
         )
-    from auditor.erasure_keys import ensure_audit_key
+    from auditor.erasure_keys import ensure_audit_key, ensure_master_key
 
     err_console.print(ensure_audit_key(db).message)
+    err_console.print(ensure_master_key(db).message)
     if demo:
         if count_memories(db, MemoryFilter(status=None)) > 0:
             err_console.print("store already holds memories: demo not loaded")
@@ -185,6 +151,8 @@ def init(c: Ctx, demo: bool) -> None:
 @pass_ctx
 def summary(c: Ctx, fmt: str, top: int) -> None:
     """Summarise the store by status, trust tier, category, kind and subject."""
+    from auditor.services import store_summary
+
     data = store_summary(c.db(), top_subjects=top)
     if fmt == "json":
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -205,7 +173,7 @@ def summary(c: Ctx, fmt: str, top: int) -> None:
         table.add_column(title)
         table.add_column("memories", justify="right")
         for name, n in data[key].items():
-            table.add_row(name, str(n))
+            table.add_row(cell(name), str(n))
         out_console.print(table)
 
 
@@ -252,6 +220,18 @@ def import_(
     Bad records are reported with their line or entry and skipped; the good ones are kept
     and nothing already stored is lost. Exits 2 when records were skipped.
     """
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    from auditor.importer import Importer
+    from auditor.sources import detect_format, open_source
+
     db = c.db()
     source = open_source(
         fmt or detect_format(path), path, c.settings, subject=subject, namespace=namespace
@@ -282,7 +262,7 @@ def _print_import(report: ImportReport, *, as_json: bool) -> None:
         click.echo(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
         return
     for message in report.errors:
-        err_console.print(f"[red]skipped[/] {message}", markup=True, highlight=False)
+        err_console.print(f"[red]skipped[/] {safe_text(message)}", markup=True, highlight=False)
     if report.skipped > len(report.errors):
         err_console.print(f"... and {report.skipped - len(report.errors)} more skipped")
     rate = report.read / report.duration_s if report.duration_s > 0 else 0.0
@@ -307,72 +287,6 @@ def _status_option(value: str) -> str | None:
     return None if value == "all" else value
 
 
-def _flat(d: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in d.items():
-        if key == "source":
-            for sk, sv in value.items():
-                out[f"source_{sk}"] = sv
-        elif isinstance(value, (dict, list)):
-            out[key] = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        else:
-            out[key] = value
-    return out
-
-
-def emit_rows(
-    rows: Iterable[dict[str, Any]],
-    fmt: str,
-    columns: list[str],
-    total: int | None = None,
-    limit: int | None = None,
-) -> None:
-    """Print rows as a table, a JSON array (streamed, complete) or CSV."""
-    if fmt == "json":
-        out = sys.stdout
-        out.write("[")
-        first = True
-        for row in rows:
-            out.write("\n  " if first else ",\n  ")
-            out.write(json.dumps(row, ensure_ascii=False))
-            first = False
-        out.write("\n]\n" if not first else "]\n")
-        return
-    if fmt == "csv":
-        writer: Any = None
-        for row in rows:
-            flat = _flat(row)
-            if writer is None:
-                writer = csv.DictWriter(sys.stdout, fieldnames=list(flat), extrasaction="ignore")
-                writer.writeheader()
-            writer.writerow(flat)
-        if writer is None:
-            csv.writer(sys.stdout).writerow(columns)
-        return
-    table = Table(show_edge=False)
-    for col in columns:
-        table.add_column(col, overflow="fold", max_width=60 if col == "fact" else None)
-    shown = 0
-    for row in rows:
-        flat = {
-            k: ", ".join(v) if isinstance(v, list) and all(isinstance(i, str) for i in v) else v
-            for k, v in row.items()
-        }
-        flat = _flat(flat)
-        cells = []
-        for col in columns:
-            value = flat.get(col)
-            text = "" if value is None else str(value)
-            if col == "fact" and len(text) > 60:
-                text = text[:57] + "..."
-            cells.append(text)
-        table.add_row(*cells)
-        shown += 1
-    out_console.print(table)
-    if total is not None and total > shown:
-        err_console.print(f"showing {shown} of {total}; use --limit N or --format json for all")
-
-
 _MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "fact"]
 
 
@@ -382,7 +296,7 @@ _MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "
     "--status",
     default="active",
     show_default=True,
-    type=click.Choice([*STATUSES, "all"]),
+    type=click.Choice([*MEMORY_STATUSES, "all"]),
     help="Only this status, or all.",
 )
 @click.option("--namespace", default=None, help="Only this namespace.")
@@ -405,6 +319,11 @@ def memories_list(
     fmt: str,
 ) -> None:
     """List memories."""
+    from auditor.erasure_subjects import check_subject_form
+    from auditor.services import MemoryFilter, count_memories, iter_memories, memory_to_dict
+
+    if subject is not None:
+        subject = check_subject_form(subject, what="--subject")
     db = c.db()
     flt = MemoryFilter(
         subject=subject, status=_status_option(status), namespace=namespace, category=category
@@ -429,6 +348,8 @@ def memories_list(
 @pass_ctx
 def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
     """Show one memory, its provenance and its supersede chain."""
+    from auditor.services import memory_detail
+
     detail = memory_detail(c.db(), memory_id)
     if fmt == "json":
         click.echo(json.dumps(detail, ensure_ascii=False, indent=2))
@@ -436,7 +357,10 @@ def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
     from auditor.source_state import write_back_label
 
     m = detail["memory"]
-    out_console.print(f"[bold]{m['memory_id']}[/]  {m['status']}  ({m['trust_tier']} tier)")
+    out_console.print(
+        f"[bold]{safe_text(m['memory_id'])}[/]  {safe_text(m['status'])}  "
+        f"({safe_text(m['trust_tier'])} tier)"
+    )
     label = write_back_label(m.get("extra"))
     if label:
         out_console.print(f"  write-back        {label}", markup=False)
@@ -456,19 +380,22 @@ def memories_show(c: Ctx, memory_id: str, fmt: str) -> None:
         "content_hash",
         "version",
     ):
-        out_console.print(f"  {key:<17} {m[key]}", markup=False)
+        out_console.print(f"  {key:<17} {clean(m[key])}", markup=False)
     out_console.print("  fact:", markup=False)
-    for line in m["fact"].splitlines() or [""]:
+    for line in clean(m["fact"]).splitlines() or [""]:
         out_console.print(f"    {line}", markup=False)
     prov = detail["provenance"]
     out_console.print("[bold]provenance[/]")
     src = prov["source"]
     out_console.print(
-        f"  source.type {src['type']}  session {src['session_id']}  turn {src['turn']}  "
-        f"uri {src['uri']}",
+        f"  source.type {clean(src['type'])}  session {clean(src['session_id'])}  "
+        f"turn {src['turn']}  uri {clean(src['uri'])}",
         markup=False,
     )
-    out_console.print(f"  origin {prov['origin']}  external id {prov['external_id']}", markup=False)
+    out_console.print(
+        f"  origin {clean(prov['origin'])}  external id {clean(prov['external_id'])}",
+        markup=False,
+    )
     if prov["import_run"]:
         run = prov["import_run"]
         out_console.print(
@@ -508,7 +435,9 @@ def _record_options(fn: Any) -> Any:
         click.option("--subject", default=None, help="Subject, e.g. user:42."),
         click.option("--fact", default=None, help="The fact text."),
         click.option("--category", default="note", show_default=True),
-        click.option("--kind", type=click.Choice(KINDS), default="semantic", show_default=True),
+        click.option(
+            "--kind", type=click.Choice(MEMORY_KINDS), default="semantic", show_default=True
+        ),
         click.option("--namespace", default="default", show_default=True),
         click.option("--confidence", type=click.FloatRange(0, 1), default=None),
         click.option(
@@ -581,7 +510,7 @@ def _build_record(
 
 
 def _print_memory(m: Any, verb: str) -> None:
-    click.echo(f"{verb} {m.memory_id}: status {m.status}, {m.trust_tier} tier, version {m.version}")
+    echo(f"{verb} {m.memory_id}: status {m.status}, {m.trust_tier} tier, version {m.version}")
 
 
 @memories.command("add")
@@ -590,6 +519,8 @@ def _print_memory(m: Any, verb: str) -> None:
 @pass_ctx
 def memories_add(c: Ctx, /, actor: str, **fields: Any) -> None:
     """Add a new active memory through the lifecycle (invariants enforced)."""
+    from auditor.lifecycle import Lifecycle
+
     record = _build_record(**fields)
     _print_memory(Lifecycle(c.db()).add(record, actor=actor), "added")
 
@@ -627,6 +558,8 @@ def memories_supersede(
     **fields: Any,
 ) -> None:
     """Replace OLD_ID with a new memory (or an existing one, --with)."""
+    from auditor.lifecycle import Lifecycle
+
     lc = Lifecycle(c.db())
     if with_id is not None:
         new: Any = with_id
@@ -639,7 +572,7 @@ def memories_supersede(
     head = lc.supersede(
         old_id, new, actor=actor, approved_by=approved_by, expected_version=expected_version
     )
-    click.echo(f"{old_id} superseded by {head.memory_id} ({head.trust_tier} tier)")
+    echo(f"{old_id} superseded by {head.memory_id} ({head.trust_tier} tier)")
 
 
 def _transition_command(name: str, verb: str, doc: str) -> None:
@@ -659,6 +592,8 @@ def _transition_command(name: str, verb: str, doc: str) -> None:
     def command(
         c: Ctx, memory_id: str, actor: str, reason: str | None, expected_version: int | None
     ) -> None:
+        from auditor.lifecycle import Lifecycle
+
         lc = Lifecycle(c.db())
         m = getattr(lc, name.replace("delete", "soft_delete"))(
             memory_id, actor=actor, reason=reason, expected_version=expected_version
@@ -701,6 +636,7 @@ def export(c: Ctx, subject: str, output: Path | None) -> None:
     """
     from auditor.erasure_files import write_private
     from auditor.erasure_subjects import resolve_subject
+    from auditor.services import export_subject
 
     db = c.db()
     subject = resolve_subject(db, subject, what="SUBJECT", allow_erased=False).subject
@@ -722,6 +658,8 @@ def audit_log_group() -> None:
 @pass_ctx
 def audit_log_verify(c: Ctx) -> None:
     """Check the hash chain; name the first bad event (exit 1 if broken)."""
+    from auditor import audit_log
+
     db = c.db()
     with db.session() as session:
         result = audit_log.verify(session, key=audit_key(c.settings))
@@ -769,16 +707,17 @@ def audit_log_list(c: Ctx, limit: int, fmt: str) -> None:
 
 # -- erasure and backups (auditor/cli_erasure.py) -----------------------------------------
 
-from auditor.cli_erasure import register_erasure_commands  # noqa: E402 - beside its group
-
 register_erasure_commands(cli)
 
 
 # -- live sources (auditor/cli_sources.py) -----------------------------------------------
 
-from auditor.cli_sources import register_sources_commands  # noqa: E402 - beside its group
-
 register_sources_commands(cli)
+
+
+# -- encryption at rest (auditor/cli_keys.py) ---------------------------------------------
+
+register_keys_commands(cli)
 
 
 # -- rules, scan, findings, review, eval, guard ------------------------------------------
@@ -793,6 +732,8 @@ rules_option = click.option(
 
 
 def _pack(c: Ctx, rules_dir: Path | None) -> RulePack:
+    from auditor.rules import load_pack
+
     return load_pack(rules_dir or c.settings.rules_dir)
 
 
@@ -807,6 +748,8 @@ def rules_group() -> None:
 @pass_ctx
 def rules_list(c: Ctx, rules_dir: Path | None, fmt: str) -> None:
     """List the rules of the pack."""
+    from auditor.rules import rule_summary
+
     pack = _pack(c, rules_dir)
     rows = (dict(rule_summary(r)) for r in pack.rules)
     emit_rows(rows, fmt, ["id", "status", "category", "severity", "detector", "action", "title"])
@@ -817,6 +760,8 @@ def rules_list(c: Ctx, rules_dir: Path | None, fmt: str) -> None:
 @pass_ctx
 def rules_lint(c: Ctx, rules_dir: Path | None) -> None:
     """Validate every rule (schema, ids, file names, detector params); exit 2 on a problem."""
+    from auditor.rules import RuleError
+
     pack = _pack(c, rules_dir)
     from auditor.engine import Engine
 
@@ -864,6 +809,12 @@ def rules_test(c: Ctx, rules_dir: Path | None, rule_ids: tuple[str, ...]) -> Non
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a TTY).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0, max=256),
+    default=None,
+    help="Worker processes (default MEMAUDIT_SCAN_WORKERS; 0 = one per core, 1 = this one).",
+)
 @pass_ctx
 def scan(
     c: Ctx,
@@ -872,14 +823,31 @@ def scan(
     fail_on: str | None,
     as_json: bool,
     progress: bool | None,
+    workers: int | None,
 ) -> None:
-    """Scan the store now (incremental by default) and print a summary."""
+    """Scan the store now (incremental by default) and print a summary.
+
+    Ctrl-C or SIGTERM stops the scan after the batches in progress (each commits whole):
+    the run ends ``interrupted`` (exit 3) and the next scan covers the rest.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
     from auditor.judge import judge_from_settings
     from auditor.scan import Scanner
 
     db = c.db()
-    scanner = Scanner(db, _pack(c, rules_dir), judge=judge_from_settings(c.settings))
+    pack = _pack(c, rules_dir)
+    # Presidio, spaCy and the pattern tables take seconds to load: say so before the wait.
+    err_console.print(
+        f"scan: {len(pack.rules)} rules; loading the detectors the work needs ...",
+        markup=False,
+        highlight=False,
+    )
+    scanner = Scanner(db, pack, judge=judge_from_settings(c.settings))
     show = sys.stderr.isatty() if progress is None else progress
+    from auditor.scan_workers import stop_on_signals
+
+    stop, restore = stop_on_signals()
     if show:
         with Progress(
             TextColumn("[bold]scanning[/]"),
@@ -894,16 +862,20 @@ def scan(
                 full=full,
                 progress=lambda n: bar.advance(task, n),
                 total=lambda n: bar.update(task, total=n),
+                should_stop=stop.is_set,
+                workers=workers,
             )
     else:
-        summary = scanner.run(full=full)
+        summary = scanner.run(full=full, should_stop=stop.is_set, workers=workers)
+    restore()
     data = summary.as_dict()
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         for err in summary.errors[:10]:
             err_console.print(
-                f"[yellow]detector error[/] rules {', '.join(err['rules'])}: {err['error']}",
+                f"[yellow]detector error[/] rules {safe_text(', '.join(err['rules']))}: "
+                f"{safe_text(err['error'])}",
                 highlight=False,
             )
         opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
@@ -918,6 +890,8 @@ def scan(
             f"{summary.error_count} detector errors; {summary.duration_s:.1f}s. "
             f"Open findings: {opened}"
         )
+    if summary.status == "interrupted":
+        sys.exit(ExitCode.INTERNAL)
     if fail_on is not None:
         floor = SEVERITY_RANK[fail_on]
         if any(SEVERITY_RANK.get(s, 0) >= floor and n for s, n in summary.open_by_severity.items()):
@@ -956,9 +930,15 @@ def findings(
     limit: int | None,
     fmt: str,
 ) -> None:
-    """List findings (newest first); evidence is always redacted."""
-    from auditor.findings import FindingFilter, iter_findings
+    """List findings (newest first); evidence is always redacted.
 
+    A table stops at --limit (default 50) and says "showing N of M" when rows are left out.
+    """
+    from auditor.erasure_subjects import check_subject_form
+    from auditor.findings import FindingFilter, count_findings, iter_findings
+
+    if subject is not None:
+        subject = check_subject_form(subject, what="--subject")
     flt = FindingFilter(
         status=None if status == "all" else status,
         category=category,
@@ -968,7 +948,9 @@ def findings(
     )
     if fmt == "table" and limit is None:
         limit = TABLE_DEFAULT_LIMIT
-    emit_rows(iter_findings(c.db(), flt, limit=limit), fmt, _FINDING_COLUMNS)
+    db = c.db()
+    total = count_findings(db, flt) if fmt == "table" else None
+    emit_rows(iter_findings(db, flt, limit=limit), fmt, _FINDING_COLUMNS, total=total)
 
 
 @cli.command()
@@ -977,7 +959,25 @@ def findings(
 @click.option("--resolve", "action", flag_value="resolve", help="Fixed.")
 @click.option("--dismiss", "action", flag_value="dismiss", help="Not a problem (false positive).")
 @click.option("--suppress", "action", flag_value="suppress", help="Allowed; keep quiet about it.")
-@click.option("--reopen", "action", flag_value="reopen")
+@click.option("--reopen", "action", flag_value="reopen", help="Open a closed finding again.")
+@click.option(
+    "--escalate",
+    "action",
+    flag_value="escalate",
+    help="Severity one step up, assigned to the admins' queue.",
+)
+@click.option(
+    "--supersede-by",
+    "superseding",
+    default=None,
+    metavar="MEMORY_ID",
+    help="Another memory of the same subject replaces the finding's memory; resolve it.",
+)
+@click.option(
+    "--approve-tier-override",
+    is_flag=True,
+    help="With --supersede-by: approve a lower trust tier replacing a higher one.",
+)
 @click.option(
     "--quarantine",
     "action",
@@ -994,27 +994,66 @@ def findings(
     help="Undo an automatic quarantine/expiry, resolve the finding.",
 )
 @click.option("--assign", "assignee", default=None, help="Assign the finding to a reviewer.")
-@click.option("--note", default=None, help="Why (recorded; keep personal data out).")
+@click.option(
+    "--note",
+    default=None,
+    help="Why (recorded; keep personal data out). Required with --dismiss and --suppress.",
+)
 @click.option("--by", "actor", required=True, help="The reviewer (audit log).")
 @pass_ctx
 def review(
-    c: Ctx, finding_id: str, action: str | None, assignee: str | None, note: str | None, actor: str
+    c: Ctx,
+    finding_id: str,
+    action: str | None,
+    superseding: str | None,
+    approve_tier_override: bool,
+    assignee: str | None,
+    note: str | None,
+    actor: str,
 ) -> None:
-    """Record a reviewer's decision on a finding."""
+    """Record a reviewer's decision on a finding.
+
+    The actions and their checks are the dashboard's (auditor.review_actions). Every action
+    is idempotent: asking for the state a memory or finding is already in exits 0 and says
+    so ("already quarantined").
+    """
+    from auditor import review_actions
     from auditor.findings import review as do_review
 
+    if superseding is not None:
+        if action is not None:
+            raise InputError("--supersede-by is an action of its own: give no other action")
+        action = "supersede"
     if action is None and assignee is None:
         raise InputError(
-            "give one action: --acknowledge, --resolve, --dismiss, --suppress, "
-            "--reopen, --quarantine, --delete, --restore or --assign WHO"
+            "give one action: --acknowledge, --resolve, --dismiss, --suppress, --reopen, "
+            "--quarantine, --delete, --restore, --escalate, --supersede-by ID or --assign WHO"
         )
-    result = do_review(
-        c.db(), finding_id, action or "assign", actor=actor, note=note, assignee=assignee
-    )
-    click.echo(
-        f"finding {finding_id}: {result['status']}"
-        + (f", assigned to {result['assignee']}" if result["assignee"] else "")
-    )
+    if not actor.strip():
+        raise InputError("a reviewer is required (--by WHO)")
+    db = c.db()
+    limits.check_note(note, db.settings, what="the note", where="memaudit review --note")
+    if action is None:  # --assign alone: who works on it
+        result = do_review(db, finding_id, "assign", actor=actor, note=note, assignee=assignee)
+        echo(f"finding {finding_id}: {result['status']}, assigned to {result['assignee']}")
+        return
+    if assignee is not None:
+        raise InputError("--assign is an action of its own: give it without another action")
+    if approve_tier_override and action != "supersede":
+        raise InputError("--approve-tier-override goes with --supersede-by only")
+    review_actions.check_action_args(action, note, superseding_memory_id=superseding)
+    with db.write() as session:
+        result = review_actions.apply_one(
+            session,
+            db.settings,
+            finding_id,
+            action,
+            actor=actor,
+            reason=note,
+            superseding_memory_id=superseding,
+            approve_tier_override=approve_tier_override,
+        )
+    echo(f"finding {finding_id}: {review_actions.describe(action, result)}")
 
 
 @cli.command("eval")
@@ -1176,9 +1215,13 @@ def guard(c: Ctx, /, rules_dir: Path | None, consents: tuple[str, ...], **fields
     if fields.get("subject") is None and fields.get("record_file") is None:
         fields["subject"] = "user:candidate"
     record = _build_record(**fields)
-    verdict = WriteGuard(_pack(c, rules_dir), c.settings).check(
-        record, consents=frozenset(consents)
+    pack = _pack(c, rules_dir)
+    err_console.print(
+        f"guard: {len(pack.rules)} rules; loading the detectors they need ...",
+        markup=False,
+        highlight=False,
     )
+    verdict = WriteGuard(pack, c.settings).check(record, consents=frozenset(consents))
     click.echo(json.dumps(verdict.as_dict(), ensure_ascii=False, indent=2))
     if verdict.decision != "allow":
         sys.exit(ExitCode.CHECK_FAILED)
@@ -1263,7 +1306,7 @@ def _parse_caps(values: tuple[str, ...]) -> dict[str, Any] | None:
 @click.option("--subject", default=None, help="One subject's memories (default: the store).")
 @click.option("--namespace", default=None, help="Only this namespace.")
 @click.option(
-    "--status", default="active", show_default=True, type=click.Choice([*STATUSES, "all"])
+    "--status", default="active", show_default=True, type=click.Choice([*MEMORY_STATUSES, "all"])
 )
 @click.option(
     "--step",
@@ -1295,6 +1338,7 @@ def budget(
 
     from auditor.budget import items_from_views, render, sweep
     from auditor.detectors.base import MemoryView
+    from auditor.services import MemoryFilter, iter_memories
 
     flt = MemoryFilter(subject=subject, status=_status_option(status), namespace=namespace)
     views = [MemoryView.from_model(m) for m in iter_memories(c.db(), flt)]
@@ -1329,6 +1373,7 @@ def budget(
 def daemon(c: Ctx, health_port: int | None, once: str | None, list_jobs: bool) -> None:
     """Run the scheduled audits (one leader schedules; other replicas stand by)."""
     from auditor import daemon as daemon_mod
+    from auditor.logging import configure_logging
 
     if not c.explicit_log_level:
         configure_logging("info", c.settings.log_format, digest_key=audit_key(c.settings))
@@ -1375,11 +1420,15 @@ def main(argv: list[str] | None = None) -> NoReturn:
         err_console.print("interrupted")
         sys.exit(ExitCode.INTERNAL)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, mapped to exit 3
+        import structlog
+
+        from auditor.logging import scrub
+
         structlog.get_logger(__name__).debug(
             "internal_error", error_type=type(exc).__name__, exc_info=True
         )
         err_console.print(
-            f"internal error: {type(exc).__name__}: {scrub(str(exc))[:500]} "
+            f"internal error: {type(exc).__name__}: {scrub(str(exc), limit=500)} "
             "(--log-level debug shows the traceback)",
             markup=False,
             highlight=False,

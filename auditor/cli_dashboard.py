@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from auditor import accounts
 from auditor.errors import ConfigError, NotFoundError
-from auditor.store.db import Database
 
 if TYPE_CHECKING:
-    from auditor.cli import Ctx
+    from auditor.cli_context import Ctx
+    from auditor.store.db import Database
 
 __all__ = [
     "DEFAULT_HOST",
@@ -98,7 +97,9 @@ def streamlit_command(host: str, port: int) -> list[str]:
 
 
 def _say(text: str) -> None:
-    click.echo(text, err=True)
+    from auditor.terminal import echo
+
+    echo(text, err=True)
 
 
 def ensure_demo_accounts(db: Database) -> list[tuple[str, str, str | None]]:
@@ -115,6 +116,8 @@ def ensure_demo_accounts(db: Database) -> list[tuple[str, str, str | None]]:
     Returns:
         ``(username, role, generated password or None)`` per demo account.
     """
+    from auditor import accounts
+
     out: list[tuple[str, str, str | None]] = []
     for username, role, subject, env in (
         (DEMO_OFFICER, "officer", None, DEMO_OFFICER_PASSWORD_ENV),
@@ -174,6 +177,8 @@ def dashboard(c: Ctx, host: str, port: int, demo_accounts: bool, dry_run: bool) 
     command = streamlit_command(host, port)
     if demo_accounts:
         for username, role, password in ensure_demo_accounts(db):
+            if role == "user":
+                _say(f"demo {role} account {username} sees the data of subject {DEMO_SUBJECT}")
             if password is not None:
                 _say(f"demo {role} account: {username}  password: {password}  (shown once)")
             else:

@@ -12,20 +12,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
+from auditor.cli_context import Ctx
 from auditor.errors import InputError
 from auditor.exitcodes import ExitCode
+from auditor.terminal import echo
 
 __all__ = ["register_sources_commands"]
-
-
-class _Ctx(Protocol):
-    """What the commands need of :class:`auditor.cli.Ctx` (no import cycle)."""
-
-    def db(self, *, require_schema: bool = True) -> Any: ...
 
 
 def _json(data: Any) -> None:
@@ -61,14 +57,14 @@ def _print_report(data: dict[str, Any]) -> None:
         line += f"{data['gone']} gone from the source"
     else:
         line += "deletions not checked (incremental pull)"
-    click.echo(line)
+    echo(line)
     if data.get("error"):
-        click.echo(f"  error: {data['error']}")
+        echo(f"  error: {data['error']}")
     for message in data.get("errors") or []:
-        click.echo(f"  {message}")
+        echo(f"  {message}")
     actions = data.get("actions") or {}
     if any(actions.get(k) for k in ("done", "failed", "retrying", "cancelled")):
-        click.echo(
+        echo(
             f"  write-back: {actions.get('done', 0)} done, {actions.get('retrying', 0)} to "
             f"retry, {actions.get('failed', 0)} failed, {actions.get('cancelled', 0)} cancelled"
         )
@@ -92,7 +88,7 @@ def register_sources_commands(cli: click.Group) -> None:
         "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
     )
     @pass_ctx
-    def sources_list(c: _Ctx, fmt: str) -> None:
+    def sources_list(c: Ctx, fmt: str) -> None:
         """Configured sources, their schedules and their last sync."""
         from auditor.source_registry import list_sources
 
@@ -101,13 +97,13 @@ def register_sources_commands(cli: click.Group) -> None:
             _json(infos)
             return
         if not infos:
-            click.echo("no sources (memaudit sources add NAME --kind KIND ...)", err=True)
+            echo("no sources (memaudit sources add NAME --kind KIND ...)", err=True)
             return
         for info in infos:
             last = info["last_sync"] or {}
             state = "enabled" if info["enabled"] else "disabled"
             back = ", write-back" if info["write_back"] else ""
-            click.echo(
+            echo(
                 f"{info['name']}\t{info['kind']}\t{info['schedule']}\t{state}{back}\t"
                 f"last: {last.get('last_sync_status', 'never')} "
                 f"{last.get('last_attempt_at') or ''}".rstrip()
@@ -145,7 +141,7 @@ def register_sources_commands(cli: click.Group) -> None:
     @click.option("--by", "actor", default="memaudit", show_default=True, help="Audit actor.")
     @pass_ctx
     def sources_add(
-        c: _Ctx,
+        c: Ctx,
         name: str,
         kind: str,
         options: tuple[str, ...],
@@ -172,44 +168,44 @@ def register_sources_commands(cli: click.Group) -> None:
             replace=replace,
             actor=actor,
         )
-        click.echo(f"source {config.name} ({config.kind}) added; sync: {config.schedule}")
+        echo(f"source {config.name} ({config.kind}) added; sync: {config.schedule}")
 
     @sources_group.command("remove")
     @click.argument("name")
     @click.option("--force", is_flag=True, help="Also cancel erasures waiting for it.")
     @click.option("--by", "actor", default="memaudit", show_default=True, help="Audit actor.")
     @pass_ctx
-    def sources_remove(c: _Ctx, name: str, force: bool, actor: str) -> None:
+    def sources_remove(c: Ctx, name: str, force: bool, actor: str) -> None:
         """Remove a source (its memories stay; its cursor goes)."""
         from auditor.source_registry import remove_source
 
         remove_source(c.db(), name, actor=actor, force=force)
-        click.echo(f"source {name} removed")
+        echo(f"source {name} removed")
 
     @sources_group.command("enable")
     @click.argument("name")
     @pass_ctx
-    def sources_enable(c: _Ctx, name: str) -> None:
+    def sources_enable(c: Ctx, name: str) -> None:
         """Resume scheduled syncs of a source."""
         from auditor.source_registry import set_enabled
 
         set_enabled(c.db(), name, True)
-        click.echo(f"source {name} enabled")
+        echo(f"source {name} enabled")
 
     @sources_group.command("disable")
     @click.argument("name")
     @pass_ctx
-    def sources_disable(c: _Ctx, name: str) -> None:
+    def sources_disable(c: Ctx, name: str) -> None:
         """Stop scheduled syncs of a source (manual syncs still work)."""
         from auditor.source_registry import set_enabled
 
         set_enabled(c.db(), name, False)
-        click.echo(f"source {name} disabled")
+        echo(f"source {name} disabled")
 
     @sources_group.command("test")
     @click.argument("name")
     @pass_ctx
-    def sources_test(c: _Ctx, name: str) -> None:
+    def sources_test(c: Ctx, name: str) -> None:
         """Open a source read-only and print counts (never data)."""
         from auditor.source_registry import connect
 
@@ -222,7 +218,7 @@ def register_sources_commands(cli: click.Group) -> None:
     @click.option("--full", is_flag=True, help="Pull everything (detects deletions).")
     @click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
     @pass_ctx
-    def sources_sync(c: _Ctx, names: tuple[str, ...], full: bool, as_json: bool) -> None:
+    def sources_sync(c: Ctx, names: tuple[str, ...], full: bool, as_json: bool) -> None:
         """Sync sources now (default: every enabled source), then carry write-back actions."""
         from auditor.source_actions import run_outbox
         from auditor.source_registry import list_sources
@@ -240,7 +236,7 @@ def register_sources_commands(cli: click.Group) -> None:
             for data in reports:
                 _print_report(data)
             if any(outbox.get(k) for k in ("done", "failed", "retrying", "cancelled")):
-                click.echo(
+                echo(
                     f"write-back: {outbox['done']} done, {outbox['retrying']} to retry, "
                     f"{outbox['failed']} failed, {outbox['cancelled']} cancelled"
                 )
@@ -259,7 +255,7 @@ def register_sources_commands(cli: click.Group) -> None:
     @click.option("--by", "actor", default="memaudit", show_default=True, help="Audit actor.")
     @pass_ctx
     def sources_actions(
-        c: _Ctx,
+        c: Ctx,
         status: str | None,
         source: str | None,
         limit: int,
@@ -273,10 +269,10 @@ def register_sources_commands(cli: click.Group) -> None:
         db = c.db()
         if retry_id is not None:
             retry_action(db, retry_id, actor=actor)
-            click.echo(f"source action {retry_id}: pending again")
+            echo(f"source action {retry_id}: pending again")
             return
         if cancel_id is not None:
             cancel_action(db, cancel_id, actor=actor)
-            click.echo(f"source action {cancel_id}: cancelled")
+            echo(f"source action {cancel_id}: cancelled")
             return
         _json([a.as_dict() for a in list_actions(db, status=status, source=source, limit=limit)])

@@ -16,11 +16,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from auditor import accounts
 from auditor.errors import InputError
+from auditor.vocab import ROLES
 
 if TYPE_CHECKING:
-    from auditor.cli import Ctx
+    from auditor.cli_context import Ctx
 
 __all__ = ["PASSWORD_ENV", "users"]
 
@@ -68,7 +68,7 @@ def _read_password(password_file: IO[str] | None) -> str:
 
 
 def _say(text: str) -> None:
-    from auditor.cli import err_console
+    from auditor.cli_context import err_console
 
     err_console.print(text, markup=False, highlight=False)
 
@@ -80,9 +80,7 @@ def users() -> None:
 
 @users.command("add")
 @click.argument("username")
-@click.option(
-    "--role", type=click.Choice(accounts.ROLES), required=True, help="user, officer or admin."
-)
+@click.option("--role", type=click.Choice(ROLES), required=True, help="user, officer or admin.")
 @click.option("--subject", default=None, help="The one subject a user sees, e.g. user:42.")
 @click.option("--email", default=None, help="E-mail an OIDC sign-in is matched by.")
 @click.option("--display-name", default=None, help="A name to show in the dashboard.")
@@ -104,6 +102,8 @@ def users_add(
     by: str | None,
 ) -> None:
     """Add an account (a user needs --subject)."""
+    from auditor import accounts
+
     if no_password and password_file is not None:
         raise InputError("give --no-password or --password-file, not both")
     password = None if no_password else _read_password(password_file)
@@ -121,7 +121,7 @@ def users_add(
 
 
 @users.command("list")
-@click.option("--role", type=click.Choice(accounts.ROLES), default=None, help="Only this role.")
+@click.option("--role", type=click.Choice(ROLES), default=None, help="Only this role.")
 @click.option(
     "--format",
     "fmt",
@@ -133,7 +133,8 @@ def users_add(
 @click.pass_obj
 def users_list(c: Ctx, role: str | None, fmt: str) -> None:
     """List the accounts (never a password hash)."""
-    from auditor.cli import emit_rows
+    from auditor import accounts
+    from auditor.cli_context import emit_rows
 
     rows: list[dict[str, Any]] = [a.as_dict() for a in accounts.list_users(c.db(), role)]
     emit_rows(rows, fmt, _COLUMNS)
@@ -146,6 +147,8 @@ def users_list(c: Ctx, role: str | None, fmt: str) -> None:
 @click.pass_obj
 def users_passwd(c: Ctx, username: str, password_file: IO[str] | None, by: str | None) -> None:
     """Set an account's password (and lift a sign-in lockout)."""
+    from auditor import accounts
+
     password = _read_password(password_file)
     accounts.set_password(c.db(), username, password, by=by or _default_by())
     _say(f"password set for {accounts.normalise_username(username)}")
@@ -153,12 +156,14 @@ def users_passwd(c: Ctx, username: str, password_file: IO[str] | None, by: str |
 
 @users.command("set-role")
 @click.argument("username")
-@click.argument("role", type=click.Choice(accounts.ROLES))
+@click.argument("role", type=click.Choice(ROLES))
 @click.option("--subject", default=None, help="The subject, when the role is user.")
 @by_option
 @click.pass_obj
 def users_set_role(c: Ctx, username: str, role: str, subject: str | None, by: str | None) -> None:
     """Change an account's role (and, for a user, its subject)."""
+    from auditor import accounts
+
     account = accounts.set_role(c.db(), username, role, subject=subject, by=by or _default_by())
     _say(f"{account.username} is now {account.role}")
 
@@ -169,6 +174,8 @@ def users_set_role(c: Ctx, username: str, role: str, subject: str | None, by: st
 @click.pass_obj
 def users_disable(c: Ctx, username: str, by: str | None) -> None:
     """Disable an account: no sign-in, and its open sessions are refused."""
+    from auditor import accounts
+
     account = accounts.disable_user(c.db(), username, by=by or _default_by())
     _say(f"disabled {account.username}")
 
@@ -179,6 +186,8 @@ def users_disable(c: Ctx, username: str, by: str | None) -> None:
 @click.pass_obj
 def users_enable(c: Ctx, username: str, by: str | None) -> None:
     """Enable an account again (also lifts a sign-in lockout)."""
+    from auditor import accounts
+
     account = accounts.enable_user(c.db(), username, by=by or _default_by())
     _say(f"enabled {account.username}")
 
@@ -190,6 +199,8 @@ def users_enable(c: Ctx, username: str, by: str | None) -> None:
 @click.pass_obj
 def users_delete(c: Ctx, username: str, yes: bool, by: str | None) -> None:
     """Delete an account (its audit events stay)."""
+    from auditor import accounts
+
     name = accounts.normalise_username(username)
     if not yes:
         click.confirm(f"delete account {name}?", abort=True, err=True)
