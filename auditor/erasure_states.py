@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy import Text, delete, func, insert, select, text, type_coerce
 from sqlalchemy.orm import Session
 
 from auditor import audit_log, erasure_receipts, source_actions
@@ -78,6 +78,7 @@ from auditor.errors import InputError, NotFoundError
 from auditor.hashing import canonical_json
 from auditor.keys import audit_key
 from auditor.residue import Matcher
+from auditor.store.crypto import is_sealed
 from auditor.store.db import Database
 from auditor.store.models import ErasureRequest, Memory, SourceAction, Tombstone
 from auditor.store.types import utcnow
@@ -205,11 +206,20 @@ def _source_context(session: Session, subject: str) -> tuple[dict[str, int], dic
 
 
 def _key_alive(db: Database, subject: str) -> bool:
+    """Whether the subject's facts can be read: no encryption, the key is there, or none of
+    the subject's facts is sealed (a store that turned encryption on before
+    ``encrypt-store`` sealed its rows holds them in clear, with no key to look for)."""
     try:
         store = keystore(db)
-        return store is None or bool(store.exists(subject))
+        if store is None or store.exists(subject):
+            return True
     except Exception:  # noqa: BLE001 - unknown: do not try to read sealed text
         return False
+    with db.session() as session:
+        facts = session.execute(
+            select(type_coerce(Memory.fact, Text)).where(Memory.subject == subject)
+        ).scalars()
+        return not any(is_sealed(f) for f in facts)
 
 
 def _prepare(db: Database, run: _Run, req: ErasureRequest, *, values: bool) -> None:

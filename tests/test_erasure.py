@@ -332,6 +332,26 @@ def test_sqlite_file_keeps_no_deleted_text(tmp_path: Path) -> None:
     assert b"Bob prefers the window seat" in data
 
 
+def test_a_store_still_in_clear_when_encryption_is_turned_on_is_verified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows written before encryption was on (no subject key exists) are read in clear, so
+    the erasure collects the subject's values and can be verified."""
+    url = f"sqlite:///{tmp_path / 'legacy.db'}"
+    monkeypatch.setenv("MEMAUDIT_ENCRYPTION", "off")
+    plain = Database(load_settings(database_url=url))
+    plain.upgrade()
+    seed(plain, tmp_path)
+    plain.dispose()
+    monkeypatch.delenv("MEMAUDIT_ENCRYPTION")
+    db = Database(load_settings(database_url=url))
+    store = keystore_for(db.settings)
+    assert store is not None and not store.exists(ALICE)
+    receipt = erasure.erase_subject(db, ALICE, actor="officer")
+    assert receipt.data["verification"]["values"]["searched"] > 0
+    assert receipt.ok and receipt.verdict == "verified", receipt.data["stores"]
+
+
 def test_audit_log_stays_tamper_evident_after_redaction(
     db: Database, seeded: dict[str, Any]
 ) -> None:
