@@ -26,6 +26,7 @@ unmasked.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -34,6 +35,7 @@ import structlog
 
 from auditor.config import Settings
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
+from auditor.detectors.prefilter import Needles, Prefilter, prefilter_enabled
 from auditor.logging import scrub
 from auditor.safetext import one_line
 
@@ -46,6 +48,8 @@ EXCERPT_CHARS = 100
 #: characters masked and scrubbed beyond each edge of the shown window (then cut away), so a
 #: value crossing the edge is recognised whole
 _MARGIN = 96
+#: windows whose spans the masker keeps (a memory's findings share their window)
+_RECENT_WINDOWS = 64
 #: the per-memory detectors whose spans every snippet masks (their default parameters)
 MASKING_DETECTORS = ("pii", "special_category", "secrets")
 WITHHELD = "[snippet withheld: the masking detectors failed]"
@@ -70,29 +74,66 @@ class EvidenceMasker:
         self.settings = settings
         self.names = tuple(detectors)
         self._built: list[Detector] | None = None
+        self._prefilter: Prefilter[tuple[int, str]] | None = None
+        self._parts: list[frozenset[str] | None] = []
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, list[Span]] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def _detectors(self) -> list[Detector]:
         with self._lock:
             if self._built is None:
                 from auditor.detectors import build
 
-                self._built = [build(name, {}) for name in self.names]
+                built = [build(name, {}) for name in self.names]
+                needles: dict[tuple[int, str], Needles] = {}
+                parts: list[frozenset[str] | None] = []
+                for index, detector in enumerate(built):
+                    declared = detector.prefilter_needles() if prefilter_enabled() else None
+                    parts.append(frozenset(declared) if declared else None)
+                    for part, found in (declared or {}).items():
+                        needles[(index, part)] = found
+                self._prefilter = Prefilter(needles) if needles else None
+                self._parts = parts
+                self._built = built
             return self._built
 
     def spans(self, text: str) -> list[Span]:
         """Spans (start, end, label) of everything the masking detectors find in ``text``.
 
+        The detectors' own prefilter needles decide which of them can fire, as in a scan
+        (exact: a detector part without its needles finds nothing); the spans of the last
+        few windows are kept, since a memory's findings share their window.
+
         Raises:
             Exception: whatever a detector raises (the caller withholds the snippet).
         """
+        with self._recent_lock:
+            cached = self._recent.get(text)
+            if cached is not None:
+                self._recent.move_to_end(text)
+                return list(cached)
+        detectors = self._detectors()
         view = MemoryView(memory_id="evidence", subject="evidence:window", fact=text, trust_tier="")
         ctx = DetectContext(now=datetime.now(UTC), settings=self.settings)
+        may = self._prefilter.decide(text) if self._prefilter is not None else None
         found: list[Span] = []
-        for detector in self._detectors():
-            for d in detector.analyze(view, ctx):
+        for index, detector in enumerate(detectors):
+            declared = self._parts[index]
+            if declared is None or may is None:
+                detections = detector.analyze(view, ctx)
+            else:
+                parts = frozenset(p for p in declared if (index, p) in may)
+                if not parts:
+                    continue
+                detections = detector.analyze_parts(view, ctx, parts)
+            for d in detections:
                 found += [(sp.start, sp.end, sp.label or d.entity) for sp in d.spans]
-        return found
+        with self._recent_lock:
+            self._recent[text] = found
+            if len(self._recent) > _RECENT_WINDOWS:
+                self._recent.popitem(last=False)
+        return list(found)
 
 
 def _window(fact: str, anchor: int, limit: int) -> tuple[int, int]:
