@@ -23,9 +23,10 @@ audit event tells the two apart.
 Audit events: every change (lifecycle and finding events, ``finding.escalated``,
 ``finding.action_failed``), every export (``subject.exported``), every search that shows
 memory text to an officer (``memory.searched``, with the ids shown and never the query),
-every opening of a finding's evidence (``finding.viewed``),
-every account change and every refusal. Aggregate reads (overview, queue, rule statistics,
-the audit log itself) and a user reading their own memories are not recorded.
+every opening of a finding's evidence (``finding.viewed``), every queue page that shows
+redacted snippets (``finding.listed``, the finding ids shown), every account change and
+every refusal. Aggregate reads (overview, rule statistics, the audit log itself) and a
+user reading their own memories are not recorded.
 """
 
 from __future__ import annotations
@@ -583,6 +584,18 @@ def review_queue(
             }
             for f in found
         ]
+    shown = [r["finding_id"] for r in rows if r["snippet"]]
+    if shown:  # redacted evidence was read: the same record as a memory search
+        with db.write() as session:
+            audit_log.append(
+                session,
+                actor=actor.username,
+                action="finding.listed",
+                target_type="finding",
+                target_ids=shown,
+                details={"page": page, "shown": len(rows), "with_snippet": len(shown)},
+                key=lifecycle.audit_key(db.settings),
+            )
     return Page(rows, total, page, size)
 
 

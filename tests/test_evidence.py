@@ -190,3 +190,27 @@ def test_opening_a_findings_evidence_is_audited(
     assert events[0].actor == "officer"
     assert finding["finding_id"] in json.dumps(events[0].target_ids)
     assert TOKEN not in json.dumps(events[0].details)
+
+
+def test_a_queue_page_with_snippets_is_an_audited_read(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    )
+    accounts.add_user(db, "officer", role="officer", password="a long enough pw", by="test")
+    officer = accounts.authenticate(db, "officer", "a long enough pw")
+    rec = make_record(memory_id="s1", fact=f"the deploy token is {TOKEN}")
+    Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "s.jsonl", [rec]), db.settings))
+    Scanner(db, load_pack()).run(full=True)
+    page = access.review_queue(db, officer)
+    shown = [r["finding_id"] for r in page.rows if r["snippet"]]
+    assert shown and all(TOKEN not in r["snippet"] for r in page.rows)
+    with db.session() as session:
+        events = list(
+            session.scalars(select(AuditEvent).where(AuditEvent.action == "finding.listed"))
+        )
+    assert len(events) == 1
+    assert events[0].actor == "officer"
+    assert sorted(events[0].target_ids) == sorted(shown)
+    assert TOKEN not in json.dumps(events[0].details)
