@@ -34,6 +34,7 @@ from auditor.keys import audit_key
 from auditor.logging import scrub
 from auditor.rules import SEVERITIES, SEVERITY_RANK
 from auditor.store.models import Finding, FindingStatus, Memory
+from auditor.vocab import REVIEW_ACTIONS
 
 __all__ = [
     "ACTIONS",
@@ -47,19 +48,9 @@ __all__ = [
     "preview",
 ]
 
-#: What a reviewer can do to findings, in the order the dashboard offers them.
-ACTIONS: tuple[str, ...] = (
-    "acknowledge",
-    "resolve",
-    "dismiss",
-    "suppress",
-    "quarantine",
-    "delete",
-    "restore",
-    "supersede",
-    "escalate",
-    "reopen",
-)
+#: What a reviewer can do to findings, in the order the dashboard offers them (the one list
+#: lives in :mod:`auditor.vocab`).
+ACTIONS: tuple[str, ...] = REVIEW_ACTIONS
 #: Each action in plain words (dashboard labels, CLI help).
 ACTION_HELP: dict[str, str] = {
     "acknowledge": "seen, being worked on",
