@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from auditor import audit_log
@@ -191,11 +191,18 @@ def _redact_free_text(session: Session, matcher: Matcher, counts: dict[str, Any]
 
 
 def _move_cursors(session: Session, subject: str, counts: dict[str, Any]) -> None:
-    """A shard cursor naming the subject moves to the subject before it (same resume point)."""
+    """A shard cursor naming the subject moves to the subject before it (same resume point).
+
+    A cursor inside the subject (``subject\x1flast id``, a big subject scanned in windows:
+    see :mod:`auditor.scan`) moves too: the subject's memories are gone, so resuming after
+    the subject before it scans nothing twice and misses nothing.
+    """
     before = session.scalar(select(func.max(Memory.subject)).where(Memory.subject < subject))
-    result = session.execute(
-        update(ScanShard).where(ScanShard.cursor == subject).values(cursor=before or "")
+    names_it = or_(
+        ScanShard.cursor == subject,
+        ScanShard.cursor.startswith(subject + "\x1f", autoescape=True),
     )
+    result = session.execute(update(ScanShard).where(names_it).values(cursor=before or ""))
     counts["scan_cursors_moved"] = int(getattr(result, "rowcount", 0) or 0)
 
 

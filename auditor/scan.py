@@ -25,9 +25,11 @@
   next scan (``auditor.scan_stale``).
 * **Big subjects in windows.** Memory is bounded by the batch, not by the largest subject:
   a subject of more than ``SUBJECT_WINDOW`` (2,000) memories is scanned in chunks of that
-  many, in memory-id order; each chunk commits with the cursor ``subject\x00last id`` (a
-  crash resumes inside the subject, exactly once). Per-memory rules see every memory once,
-  as before. Subject rules (contradictions, duplicates, chains) see the chunk plus the
+  many, in memory-id order; each chunk commits with the cursor ``subject\x1flast id`` (the
+  unit separator: a control character, so never part of a subject or memory id, and legal
+  in PostgreSQL text, unlike NUL; a crash resumes inside the subject, exactly once).
+  Per-memory rules see every memory once, as before. Subject rules (contradictions,
+  duplicates, chains) see the chunk plus the
   ``WINDOW_OVERLAP`` (500) memories before it, and keep what involves the chunk. Known gap:
   two memories of one big subject more than a window apart in id order (at least 500, at
   most 2,500 memories) are never compared, and a duplicate cluster that spans windows is
@@ -523,8 +525,8 @@ class Scanner:
         done = 0
         try:
             candidates = set(only) if only is not None else self._subjects(sel)
-            # a cursor "subject\x00memory id": that big subject was left half done
-            partial, _, after = (cursor or "").partition("\x00")
+            # a cursor "subject\x1fmemory id": that big subject was left half done
+            partial, _, after = (cursor or "").partition("\x1f")
             subjects = sorted(
                 s
                 for s in candidates
@@ -611,7 +613,7 @@ class Scanner:
         should_stop: Callable[[], bool] | None,
     ) -> tuple[int, bool]:
         """Scan a subject of more than ``SUBJECT_WINDOW`` memories in windows (see the
-        module docstring); each window commits with the cursor ``subject\x00last id``.
+        module docstring); each window commits with the cursor ``subject\x1flast id``.
         Returns the memories scanned and whether a stop was asked between windows."""
         with self.db.session() as session:
             ids = list(
@@ -629,7 +631,7 @@ class Scanner:
             chunk = ids[k : k + SUBJECT_WINDOW]
             last = k + SUBJECT_WINDOW >= len(ids)
             window = _Window(ids[max(0, k - WINDOW_OVERLAP) : k + SUBJECT_WINDOW], chunk, k == 0)
-            cursor = subject if last else f"{subject}\x00{chunk[-1]}"
+            cursor = subject if last else f"{subject}\x1f{chunk[-1]}"
             done += self._scan_unit(job, [subject], cursor, window)
         return done, False
 

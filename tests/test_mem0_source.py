@@ -589,7 +589,9 @@ def test_end_to_end_sync_scan_quarantine_erase(store: Store, db: Database) -> No
 
             from auditor.store.models import Memory
 
-            return str(session.scalars(select(Memory.external_id).where(Memory.fact == fact)).one())
+            # facts are sealed at rest: compare the decrypted text, not the column in SQL
+            (ext,) = [m.external_id for m in session.scalars(select(Memory)) if m.fact == fact]
+            return str(ext)
 
     assert "MA-PII-005" in rules_of(ids["pii"])  # e-mail and phone
     assert any(r.startswith("MA-INJ-") for r in rules_of(ids["injection"]))

@@ -527,7 +527,7 @@ def test_a_big_subject_resumes_after_its_last_window(
     assert outcome.status == "released" and outcome.memories_scanned == 50
     with db.session() as s:
         row = s.get(ScanShard, (run_id, 0))
-        assert row is not None and row.cursor == "user:big\x00m049"
+        assert row is not None and row.cursor == "user:big\x1fm049"
     again = scanner.scan_shard(run_id, 0)
     assert again.status == "done" and again.memories_scanned == 139 - 50
     summary = scanner.summary(run_id)
