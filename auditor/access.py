@@ -584,7 +584,7 @@ def review_queue(
             }
             for f in found
         ]
-    shown = [r["finding_id"] for r in rows if r["snippet"]]
+    shown = [str(r["finding_id"]) for r in rows if r["snippet"]]
     if shown:  # redacted evidence was read: the same record as a memory search
         with db.write() as session:
             audit_log.append(
