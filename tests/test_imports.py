@@ -48,6 +48,10 @@ def test_the_import_contracts_fail_on_a_forbidden_import(tmp_path: Path) -> None
     for folder in ("auditor", "dashboard"):
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    # `dashboard` is a namespace package; the editable install also puts the checkout on
+    # the path, so without an __init__ the copy and the checkout would be two portions of
+    # one namespace, analysed in hash order. A regular package in the copy is found first.
+    (tmp_path / "dashboard" / "__init__.py").write_text("", encoding="utf-8")
 
     def plant(module: str, line: str) -> None:
         path = tmp_path / module
