@@ -37,12 +37,8 @@ SECRET_FILE_NAME = "memaudit_audit_hmac_key"
 KEY_FILE_SUFFIX = ".audit-hmac-key"
 
 
-def sqlite_key_file(database_url: str) -> Path | None:
-    """The audit HMAC key file beside a SQLite database file (None for other stores).
-
-    ``memaudit init`` creates it (:mod:`auditor.erasure_keys`); settings read it when no
-    key is given (``MEMAUDIT_AUDIT_HMAC_KEY`` or the secrets folder win).
-    """
+def _sqlite_database(database_url: str) -> str | None:
+    """The database file named by a SQLite URL (None: another store, in memory, a URI)."""
     from sqlalchemy import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -54,6 +50,24 @@ def sqlite_key_file(database_url: str) -> Path | None:
     if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
         return None
     if database.startswith("file:"):
+        return None
+    return database
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The database file of a SQLite URL, resolved (None: another store, in memory, a URI)."""
+    database = _sqlite_database(database_url)
+    return None if database is None else Path(database).expanduser().resolve()
+
+
+def sqlite_key_file(database_url: str) -> Path | None:
+    """The audit HMAC key file beside a SQLite database file (None for other stores).
+
+    ``memaudit init`` creates it (:mod:`auditor.erasure_keys`); settings read it when no
+    key is given (``MEMAUDIT_AUDIT_HMAC_KEY`` or the secrets folder win).
+    """
+    database = _sqlite_database(database_url)
+    if database is None:
         return None
     return Path(database).expanduser().resolve().with_name(Path(database).name + KEY_FILE_SUFFIX)
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from auditor.config import sqlite_path
 from auditor.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -110,22 +111,6 @@ def encryption_disabled() -> bool:
     return os.environ.get(ENCRYPTION_ENV, "").strip().lower() in {"off", "0", "false", "no"}
 
 
-def _sqlite_path(database_url: str) -> Path | None:
-    from sqlalchemy import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        url = make_url(database_url)
-    except ArgumentError:
-        return None
-    database = url.database
-    if url.get_backend_name() != "sqlite" or not database or database == ":memory:":
-        return None
-    if database.startswith("file:"):
-        return None
-    return Path(database).expanduser().resolve()
-
-
 def parse_master_key(text: str, where: str) -> bytes:
     """Decode a master key (64 hex characters).
 
@@ -147,7 +132,7 @@ def master_key_location(database_url: str) -> Path | None:
     secrets_dir = os.environ.get("MEMAUDIT_SECRETS_DIR")
     if secrets_dir:
         return Path(secrets_dir) / MASTER_KEY_FILE_NAME
-    path = _sqlite_path(database_url)
+    path = sqlite_path(database_url)
     return None if path is None else path.with_name(path.name + MASTER_KEY_SUFFIX)
 
 
@@ -167,7 +152,7 @@ def key_dir_for(database_url: str) -> Path | None:
     env = os.environ.get(KEY_DIR_ENV)
     if env:
         return Path(env).expanduser().resolve()
-    path = _sqlite_path(database_url)
+    path = sqlite_path(database_url)
     return None if path is None else path.with_name(path.name + KEY_DIR_SUFFIX)
 
 
