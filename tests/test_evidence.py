@@ -13,6 +13,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 
 from auditor import access, accounts
+from auditor.accounts import Actor
 from auditor.config import Settings
 from auditor.detectors.base import Detection, MemoryView, Span
 from auditor.engine import case_views
@@ -166,9 +167,10 @@ def test_no_flagged_value_of_any_rule_appears_in_any_evidence(db: Database, tmp_
 # -- opening evidence is an audited read --------------------------------------------------
 
 
-def test_opening_a_findings_evidence_is_audited(
+def _officer_over_a_scanned_secret(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> Actor:
+    """An officer, and a store whose one memory holds :data:`TOKEN`, scanned."""
     monkeypatch.setattr(
         accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
@@ -177,6 +179,13 @@ def test_opening_a_findings_evidence_is_audited(
     rec = make_record(memory_id="s1", fact=f"the deploy token is {TOKEN}")
     Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "s.jsonl", [rec]), db.settings))
     Scanner(db, load_pack()).run(full=True)
+    return officer
+
+
+def test_opening_a_findings_evidence_is_audited(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    officer = _officer_over_a_scanned_secret(db, tmp_path, monkeypatch)
     from auditor.findings import FindingFilter, iter_findings
 
     (finding,) = [f for f in iter_findings(db, FindingFilter()) if f["category"] == "secret"]
@@ -195,14 +204,7 @@ def test_opening_a_findings_evidence_is_audited(
 def test_a_queue_page_with_snippets_is_an_audited_read(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
-    accounts.add_user(db, "officer", role="officer", password="a long enough pw", by="test")
-    officer = accounts.authenticate(db, "officer", "a long enough pw")
-    rec = make_record(memory_id="s1", fact=f"the deploy token is {TOKEN}")
-    Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "s.jsonl", [rec]), db.settings))
-    Scanner(db, load_pack()).run(full=True)
+    officer = _officer_over_a_scanned_secret(db, tmp_path, monkeypatch)
     page = access.review_queue(db, officer)
     shown = [r["finding_id"] for r in page.rows if r["snippet"]]
     assert shown and all(TOKEN not in r["snippet"] for r in page.rows)
