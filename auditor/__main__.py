@@ -1,6 +1,6 @@
-"""``python -m auditor``: the ``memaudit`` command (:func:`auditor.cli.main`)."""
+"""``python -m auditor``: the ``memaudit`` command (:func:`auditor.cli.main.main`)."""
 
-from auditor.cli import main
+from auditor.cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -63,7 +63,7 @@ def sqlite_path(database_url: str) -> Path | None:
 def sqlite_key_file(database_url: str) -> Path | None:
     """The audit HMAC key file beside a SQLite database file (None for other stores).
 
-    ``memaudit init`` creates it (:mod:`auditor.erasure_keys`); settings read it when no
+    ``memaudit init`` creates it (:mod:`auditor.erasure.keys`); settings read it when no
     key is given (``MEMAUDIT_AUDIT_HMAC_KEY`` or the secrets folder win).
     """
     database = _sqlite_database(database_url)
@@ -88,7 +88,7 @@ def tier_rank(tier: str) -> int:
         ) from None
 
 
-#: Daemon jobs and their default schedules (see auditor.daemon).
+#: Daemon jobs and their default schedules (see auditor.daemon.runner).
 DEFAULT_SCHEDULE: dict[str, str] = {
     "incremental_scan": "every 5m",
     "full_scan": "30 2 * * *",
@@ -313,7 +313,7 @@ class Settings(BaseSettings):
         "memaudit restore re-applies; default: beside a SQLite store, none for PostgreSQL.",
     )
 
-    # -- live sources (auditor.sync)
+    # -- live sources (auditor.sources.sync)
     sources: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="Live sources declared in the TOML file as [sources.NAME] tables (kind, "

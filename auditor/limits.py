@@ -19,7 +19,7 @@ correction             10,000 ch    ``Settings.max_correction_chars``: what a pe
 reason / note          2,000 ch     ``Settings.max_note_chars``: a reviewer's or a
                                     subject's reason, an erasure reason, a review note;
                                     the audit log keeps at most 500 of them anyway.
-user name              200 ch       :func:`auditor.accounts.normalise_username`.
+user name              200 ch       :func:`auditor.access.accounts.normalise_username`.
 display name           200 ch       shown in listings.
 subject id             256 ch       :class:`auditor.records.MemoryRecord` ``subject``.
 namespace              256 ch       :class:`auditor.records.MemoryRecord` ``namespace``.

@@ -23,7 +23,14 @@ from pydantic import (
 from auditor.config import Settings
 from auditor.errors import RecordError
 from auditor.hashing import content_hash, record_hash
-from auditor.vocab import MEMORY_KINDS, MEMORY_STATUSES, SOURCE_TYPES, MemoryKind, MemoryStatus
+from auditor.vocab import (
+    MEMORY_KINDS,
+    MEMORY_STATUSES,
+    SOURCE_TYPES,
+    SPECIAL_CATEGORIES,
+    MemoryKind,
+    MemoryStatus,
+)
 
 __all__ = [
     "KINDS",
@@ -107,10 +114,10 @@ class ConsentIn(BaseModel):
     @field_validator("category")
     @classmethod
     def _special_category(cls, value: str) -> str:
-        from auditor.detectors._special_terms import CATEGORIES
-
-        if value not in CATEGORIES:
-            raise ValueError(f"must be a special category memaudit knows: {', '.join(CATEGORIES)}")
+        if value not in SPECIAL_CATEGORIES:
+            raise ValueError(
+                f"must be a special category memaudit knows: {', '.join(SPECIAL_CATEGORIES)}"
+            )
         return value
 
 

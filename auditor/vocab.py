@@ -2,7 +2,8 @@
 
 Every list of allowed words that more than one part uses lives here: memory kinds,
 memory statuses, provenance source types, trust tiers, finding categories, severities,
-finding statuses, account roles and reviewer actions. Each is a ``Literal`` type (for
+finding statuses, account roles, reviewer actions and the special categories of
+personal data (GDPR art. 9 and 10). Each is a ``Literal`` type (for
 pydantic models, click choices and mypy) with its tuple of values beside it, taken from
 the type so the two cannot drift apart. The store's enums
 (:class:`auditor.store.models.MemoryStatus`, ``MemoryKind``, ``FindingStatus``) hold the
@@ -28,6 +29,7 @@ __all__ = [
     "SEVERITIES",
     "SEVERITY_RANK",
     "SOURCE_TYPES",
+    "SPECIAL_CATEGORIES",
     "TRUST_TIERS",
     "Category",
     "FindingStatus",
@@ -37,6 +39,7 @@ __all__ = [
     "Role",
     "Severity",
     "SourceType",
+    "SpecialCategory",
     "TrustTier",
 ]
 
@@ -110,3 +113,18 @@ ReviewAction = Literal[
 REVIEW_ACTIONS: tuple[str, ...] = get_args(ReviewAction)
 #: The reviewer actions that change memories (previewed and confirmed before they run).
 MEMORY_ACTIONS: tuple[str, ...] = ("quarantine", "delete", "restore")
+
+#: The special categories of personal data (GDPR art. 9, criminal records art. 10) that
+#: the special-category detector reports and that consents name.
+SpecialCategory = Literal[
+    "health",
+    "religion",
+    "political_opinion",
+    "sexual_orientation",
+    "ethnic_origin",
+    "trade_union",
+    "genetic",
+    "biometric",
+    "criminal_record",
+]
+SPECIAL_CATEGORIES: tuple[str, ...] = get_args(SpecialCategory)

@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python benchmarks/crypto_bench.py --memories 20000 --rounds 2
     .venv/bin/python benchmarks/crypto_bench.py --memories 20000 --database postgresql
 
-For each round, the same synthetic store (:mod:`auditor.synthetic`) is imported into a
+For each round, the same synthetic store (:mod:`auditor.tools.synthetic`) is imported into a
 fresh scratch database twice, once in clear (``MEMAUDIT_ENCRYPTION=off``) and once
 encrypted (a master key and key folder of its own), the order alternating between rounds
 so drift on a shared machine falls on both. Measured for each:
@@ -36,15 +36,15 @@ from typing import Any
 from sqlalchemy import create_engine, func, make_url, select, text
 
 from auditor.config import load_settings
-from auditor.importer import Importer
 from auditor.logging import configure_logging
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.crypto_search import search_fact_ids
 from auditor.store.db import Database
 from auditor.store.models import Memory
-from auditor.synthetic import write_synthetic
+from auditor.tools.synthetic import write_synthetic
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 MODES = ("clear", "encrypted")

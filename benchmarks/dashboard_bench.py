@@ -10,7 +10,7 @@ It seeds a scratch store with bulk inserts (SQLAlchemy Core: 20,000 memories of 
 subjects, N findings, 70% of them open, first seen over 90 days, one memory each and a
 second one for every tenth), signs an officer in, then times
 
-(a) ``auditor.access.review_queue``: the first page (50 open findings, newest first), as the
+(a) ``auditor.access.officer.review_queue``: the first page (50 open findings, newest first), as the
     page asks for it, and with a severity filter and a severity sort;
 (b) the dashboard's review-queue page rendered by ``streamlit.testing.v1.AppTest`` (the
     whole script: sign-in check, filters, the service call, the table and the forms).
@@ -139,8 +139,9 @@ def main() -> int:
 
     from streamlit.testing.v1 import AppTest
 
-    from auditor import access, accounts
-    from auditor.access import QueueFilter
+    from auditor.access import accounts
+    from auditor.access import officer as access
+    from auditor.access.officer import QueueFilter
     from auditor.config import load_settings
     from auditor.store.db import Database
 

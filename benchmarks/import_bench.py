@@ -59,8 +59,8 @@ WORDS = [
 CHILD = """
 import json, resource, sys, time
 from auditor.config import load_settings
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.sources.importer import Importer
+from auditor.sources.files import open_source
 from auditor.store.db import Database
 
 url, path = sys.argv[1], sys.argv[2]

@@ -25,8 +25,8 @@ from typing import Any
 
 from auditor.config import load_settings
 from auditor.detectors.base import DetectContext, MemoryView
-from auditor.engine import Engine
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
 
 #: name -> a function giving a hostile text of about n characters
 SHAPES: dict[str, Callable[[int], str]] = {

@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 
 from auditor.config import load_settings
 from auditor.detectors.base import DetectContext, MemoryView
-from auditor.engine import Engine
 from auditor.records import parse_record
-from auditor.rules import load_pack
-from auditor.synthetic import synthetic_records
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
 from auditor.tools.realistic import corpora_roots, realistic_records, train_pool
+from auditor.tools.synthetic import synthetic_records
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python benchmarks/scan_bench.py --memories 100000 --database sqlite
     .venv/bin/python benchmarks/scan_bench.py --memories 100000 --corpus realistic
 
-The store is synthetic (short template sentences, :mod:`auditor.synthetic`) or realistic
+The store is synthetic (short template sentences, :mod:`auditor.tools.synthetic`) or realistic
 (texts of the train splits of ``../shared/eval`` and ``../shared/train``, replicated with new
 ids and long-tailed subjects, :mod:`auditor.tools.realistic`; ``--corpora DIR`` or
 ``MEMAUDIT_CORPORA_DIR`` point elsewhere).
@@ -41,16 +41,17 @@ from pathlib import Path
 from sqlalchemy import create_engine, make_url, text
 
 from auditor.config import DEFAULT_SCHEDULE, load_settings
-from auditor.importer import Importer
 from auditor.logging import configure_logging
-from auditor.rules import load_pack
-from auditor.scan import DISPATCH_QUEUE, Scanner
-from auditor.shards import ShardQueue
-from auditor.sources import open_source
+from auditor.rulepack.pack import load_pack
+from auditor.scan.runs import DISPATCH_QUEUE
+from auditor.scan.scanner import Scanner
+from auditor.scan.shards import ShardQueue
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import ScanRun
-from auditor.synthetic import write_synthetic
 from auditor.tools.realistic import CorporaMissing, write_realistic
+from auditor.tools.synthetic import write_synthetic
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 ROOT = Path(__file__).resolve().parents[1]

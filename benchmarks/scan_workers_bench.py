@@ -31,14 +31,14 @@ import time
 from pathlib import Path
 
 from auditor.config import load_settings
-from auditor.importer import Importer
 from auditor.logging import configure_logging
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
-from auditor.synthetic import write_synthetic
 from auditor.tools.realistic import CorporaMissing, write_realistic
+from auditor.tools.synthetic import write_synthetic
 
 
 def _cpu(who: int) -> float:

@@ -45,10 +45,10 @@ def _rss_mib() -> float:
 def _case(concurrent: int, slots: int | None) -> dict[str, object]:
     """Run one case in this process and return its figures."""
     sys.path.insert(0, str(ROOT))
-    from auditor import accounts
+    from auditor.access import accounts
+    from auditor.access.signin_limits import SignInBusyError
     from auditor.config import load_settings
     from auditor.errors import AuthError
-    from auditor.signin_limits import SignInBusyError
     from auditor.store.db import Database
 
     folder = tempfile.mkdtemp(prefix="memaudit-signin-bench-")

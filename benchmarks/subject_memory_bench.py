@@ -47,8 +47,8 @@ def _child(db_url: str, trace: bool) -> None:
 
     from auditor.config import load_settings
     from auditor.logging import configure_logging
-    from auditor.rules import load_pack
-    from auditor.scan import Scanner
+    from auditor.rulepack.pack import load_pack
+    from auditor.scan.scanner import Scanner
     from auditor.store.db import Database
 
     configure_logging("warning", "console")
@@ -92,9 +92,9 @@ def main() -> None:
         _child(args.child, args.tracemalloc)
         return
     from auditor.config import load_settings
-    from auditor.importer import Importer
     from auditor.logging import configure_logging
-    from auditor.sources import open_source
+    from auditor.sources.files import open_source
+    from auditor.sources.importer import Importer
     from auditor.store.db import Database
 
     configure_logging("warning", "console")

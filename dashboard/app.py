@@ -2,7 +2,7 @@
 
 Sign-in first; then ``st.navigation`` offers only the pages of the signed-in role. Hiding
 pages is not the protection: every page passes the actor to the access-checked services
-of :mod:`auditor.access` / :mod:`auditor.access_erasure`, which refuse and record
+of :mod:`auditor.access.officer` / :mod:`auditor.access.erasure`, which refuse and record
 (``access.denied``) whatever ids arrive through the URL or widgets.
 
 Deep links: signed out, every page's address (``/review_queue?finding=...``) shows the
@@ -24,8 +24,8 @@ if str(_HERE) not in sys.path:  # `streamlit run` adds it; AppTest and others ma
 import streamlit as st  # noqa: E402 - after the path fix above
 import ui  # noqa: E402
 
-from auditor import access  # noqa: E402
-from auditor.accounts import Actor  # noqa: E402
+from auditor.access import officer as access  # noqa: E402
+from auditor.access.accounts import Actor  # noqa: E402
 
 
 def _page(name: str, title: str, icon: str, *, default: bool = False) -> st.Page:

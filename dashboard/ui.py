@@ -1,7 +1,7 @@
 """What every dashboard page shares: the store, the signed-in actor, safe rendering.
 
-Pages never build SQL: they call :mod:`auditor.access` and :mod:`auditor.access_erasure`
-with the signed-in :class:`~auditor.accounts.Actor`, and the services decide. The actor
+Pages never build SQL: they call :mod:`auditor.access.officer` and :mod:`auditor.access.erasure`
+with the signed-in :class:`~auditor.access.accounts.Actor`, and the services decide. The actor
 lives in the server-side session under :data:`ACTOR_KEY` (no widget has that key, so the
 browser cannot set it); it is re-checked against its account on every run.
 
@@ -12,7 +12,7 @@ they are shown with ``st.text``/``st.code``/``st.json``/dataframes (never Markdo
 mark escaped, and the characters GFM autolinks start from written as character references.
 
 Sessions survive a reload: sign-in issues a signed, expiring token
-(:mod:`auditor.access_sessions`) kept in the ``memaudit_session`` cookie (``SameSite=Strict``,
+(:mod:`auditor.access.sessions`) kept in the ``memaudit_session`` cookie (``SameSite=Strict``,
 ``Max-Age``, ``Secure`` over HTTPS); a new browser connection without a server-side actor
 restores it from the cookie, and sign-out revokes the token and clears the cookie.
 """
@@ -31,12 +31,15 @@ from typing import Any, TypeVar
 import streamlit as st
 import structlog
 
-from auditor import access, access_sessions, accounts
-from auditor.accounts import Actor
+from auditor.access import accounts
+from auditor.access import guard as access_guard
+from auditor.access import officer as access
+from auditor.access import sessions as access_sessions
+from auditor.access.accounts import Actor
 from auditor.config import load_settings
 from auditor.errors import AccessDenied, MemauditError
 from auditor.logging import configure_logging
-from auditor.rules import RuleError, RulePack, load_pack
+from auditor.rulepack.pack import RuleError, RulePack, load_pack
 from auditor.store.db import Database
 
 __all__ = [
@@ -77,8 +80,8 @@ RECEIPT_KEY = "_memaudit_receipt"
 NOTICE_KEY = "_memaudit_notice"
 #: An OIDC identity was already mapped (or refused) in this session: do not retry each run.
 OIDC_TRIED_KEY = "_memaudit_oidc_tried"
-OFFICER_ROLES: tuple[str, ...] = access.OFFICER_ROLES
-USER_ROLES: tuple[str, ...] = access.USER_ROLES
+OFFICER_ROLES: tuple[str, ...] = access_guard.OFFICER_ROLES
+USER_ROLES: tuple[str, ...] = access_guard.USER_ROLES
 
 log = structlog.get_logger("dashboard")
 
@@ -358,7 +361,7 @@ def _reset_session(*, keep_receipt: bool) -> None:
 
 
 def sign_in(actor: Actor) -> None:
-    """Start a session for ``actor`` (after :func:`auditor.accounts.authenticate` or OIDC)
+    """Start a session for ``actor`` (after :func:`auditor.access.accounts.authenticate` or OIDC)
     and ask for the session cookie that keeps it across reloads."""
     _reset_session(keep_receipt=False)
     st.session_state[ACTOR_KEY] = actor
@@ -424,7 +427,7 @@ def oidc_sign_in(db: Database) -> None:
     """Map an identity that signed in through ``st.login`` to its memaudit account, once.
 
     The claims come from the ID token Streamlit validated; the mapping
-    (:func:`auditor.accounts.actor_from_oidc`) finds a pre-registered account and records
+    (:func:`auditor.access.accounts.actor_from_oidc`) finds a pre-registered account and records
     the sign-in or its refusal. A refusal is shown on the sign-in page.
     """
     if st.session_state.get(ACTOR_KEY) is not None or st.session_state.get(OIDC_TRIED_KEY):
@@ -476,12 +479,12 @@ def _rule_stats(
 
 
 def cached_overview(db: Database, actor: Actor, days: int = 30) -> dict[str, Any]:
-    """:func:`auditor.access.overview`, cached for 30 s per store and actor."""
+    """:func:`auditor.access.officer.overview`, cached for 30 s per store and actor."""
     return _overview(store_key(), _actor_key(actor), days, db, actor)
 
 
 def cached_rule_stats(db: Database, actor: Actor) -> list[dict[str, Any]]:
-    """:func:`auditor.access.rule_stats`, cached for 60 s per store and actor."""
+    """:func:`auditor.access.officer.rule_stats`, cached for 60 s per store and actor."""
     return _rule_stats(store_key(), _actor_key(actor), db, actor)
 
 

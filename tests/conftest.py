@@ -43,7 +43,7 @@ def _encryption_on(_clean_env: None, monkeypatch: pytest.MonkeyPatch, tmp_path: 
 @pytest.fixture(autouse=True)
 def _fresh_sign_in_limits() -> None:
     """Each test starts with empty sign-in rate windows (they live in the process)."""
-    from auditor import signin_limits
+    from auditor.access import signin_limits
 
     signin_limits.reset()
 
@@ -122,7 +122,7 @@ class CliResult:
 @pytest.fixture
 def run_cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     """Run ``memaudit ARGS`` in-process through the real entry point; return code and output."""
-    from auditor.cli import main
+    from auditor.cli.main import main
 
     def run(*args: str) -> CliResult:
         capsys.readouterr()

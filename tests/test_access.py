@@ -16,13 +16,18 @@ from argon2 import PasswordHasher
 from sqlalchemy import select, text, update
 from ulid import ULID
 
-from auditor import access, accounts, audit_log
-from auditor.access import QueueFilter
-from auditor.accounts import Actor
+from auditor.access import accounts
+from auditor.access import admin as access_admin
+from auditor.access import guard as access_guard
+from auditor.access import officer as access
+from auditor.access import user as access_user
+from auditor.access.accounts import Actor
+from auditor.access.officer import QueueFilter
 from auditor.errors import AccessDenied, AuthError, ChainForkError, InputError, TrustTierError
-from auditor.lifecycle import Lifecycle
-from auditor.rules import RulePack, load_pack
-from auditor.scan import ACTOR as SCAN_ACTOR
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
+from auditor.rulepack.pack import RulePack, load_pack
+from auditor.scan.scanner import ACTOR as SCAN_ACTOR
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, FindingMemory, Memory, ScanRun
 from auditor.store.types import utcnow
@@ -160,9 +165,11 @@ def chain_ok(db: Database) -> bool:
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param(lambda w: access.my_memory(w.db, w.alice, "b1"), id="read"),
-        pytest.param(lambda w: access.correct_my_memory(w.db, w.alice, "b1", "nope"), id="correct"),
-        pytest.param(lambda w: access.delete_my_memory(w.db, w.alice, "b1"), id="delete"),
+        pytest.param(lambda w: access_user.my_memory(w.db, w.alice, "b1"), id="read"),
+        pytest.param(
+            lambda w: access_user.correct_my_memory(w.db, w.alice, "b1", "nope"), id="correct"
+        ),
+        pytest.param(lambda w: access_user.delete_my_memory(w.db, w.alice, "b1"), id="delete"),
     ],
 )
 def test_user_cannot_touch_another_subjects_memory(
@@ -188,9 +195,9 @@ def test_user_cannot_touch_another_subjects_memory(
 
 def test_unknown_id_gets_the_same_refusal_as_another_subjects(world: World) -> None:
     with pytest.raises(AccessDenied) as other:
-        access.delete_my_memory(world.db, world.alice, "b1")
+        access_user.delete_my_memory(world.db, world.alice, "b1")
     with pytest.raises(AccessDenied) as missing:
-        access.delete_my_memory(world.db, world.alice, "zz9")
+        access_user.delete_my_memory(world.db, world.alice, "zz9")
     assert str(other.value).replace("b1", "X") == str(missing.value).replace("zz9", "X")
     reasons = [e.details["reason"] for e in events(world.db, "access.denied")]
     assert reasons == ["other_subject", "not_found"]
@@ -199,7 +206,7 @@ def test_unknown_id_gets_the_same_refusal_as_another_subjects(world: World) -> N
 def test_user_export_holds_only_their_subject(world: World) -> None:
     add_finding(world.db, ["a1"])
     add_finding(world.db, ["b1"])
-    data = access.export_my_data(world.db, world.alice)
+    data = access_user.export_my_data(world.db, world.alice)
     assert data["subject"] == "user:alice"
     assert {m["memory_id"] for m in data["memories"]} == {"a1", "a2"}
     assert all(m["subject"] == "user:alice" for m in data["memories"])
@@ -224,13 +231,13 @@ OFFICER_CALLS: list[Any] = [
     pytest.param(lambda w, f: access.audit_log_page(w.db, w.alice), id="audit_log_page"),
     pytest.param(lambda w, f: access.verify_audit_log(w.db, w.alice), id="verify_audit_log"),
     pytest.param(lambda w, f: access.rule_stats(w.db, w.alice), id="rule_stats"),
-    pytest.param(lambda w, f: access.list_accounts(w.db, w.alice), id="list_accounts"),
+    pytest.param(lambda w, f: access_admin.list_accounts(w.db, w.alice), id="list_accounts"),
     pytest.param(
-        lambda w, f: access.add_account(w.db, w.alice, "eve", role="admin", password=PW),
+        lambda w, f: access_admin.add_account(w.db, w.alice, "eve", role="admin", password=PW),
         id="add_account",
     ),
     pytest.param(
-        lambda w, f: access.set_account_role(w.db, w.alice, "alice", "admin"),
+        lambda w, f: access_admin.set_account_role(w.db, w.alice, "alice", "admin"),
         id="set_account_role",
     ),
 ]
@@ -259,15 +266,19 @@ def test_user_cannot_use_officer_or_admin_services(
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param(lambda w: access.list_accounts(w.db, w.officer), id="list_accounts"),
-        pytest.param(lambda w: access.disable_account(w.db, w.officer, "alice"), id="disable"),
-        pytest.param(lambda w: access.delete_account(w.db, w.officer, "bob"), id="delete"),
+        pytest.param(lambda w: access_admin.list_accounts(w.db, w.officer), id="list_accounts"),
         pytest.param(
-            lambda w: access.set_account_password(w.db, w.officer, "admin", "taken over now!"),
+            lambda w: access_admin.disable_account(w.db, w.officer, "alice"), id="disable"
+        ),
+        pytest.param(lambda w: access_admin.delete_account(w.db, w.officer, "bob"), id="delete"),
+        pytest.param(
+            lambda w: access_admin.set_account_password(
+                w.db, w.officer, "admin", "taken over now!"
+            ),
             id="passwd",
         ),
-        pytest.param(lambda w: access.my_memories(w.db, w.officer), id="my_memories"),
-        pytest.param(lambda w: access.export_my_data(w.db, w.officer), id="export_my_data"),
+        pytest.param(lambda w: access_user.my_memories(w.db, w.officer), id="my_memories"),
+        pytest.param(lambda w: access_user.export_my_data(w.db, w.officer), id="export_my_data"),
     ],
 )
 def test_officer_cannot_use_admin_or_user_services(
@@ -285,20 +296,20 @@ def test_officer_cannot_use_admin_or_user_services(
 def test_forged_and_stale_actors_are_refused(world: World) -> None:
     forged = Actor("mallory", "admin", None, "password")
     with pytest.raises(AccessDenied, match="sign in again"):
-        access.list_accounts(world.db, forged)
+        access_admin.list_accounts(world.db, forged)
     promoted = Actor("alice", "officer", None, "password")  # alice is a user in the store
     with pytest.raises(AccessDenied, match="sign in again"):
         access.review_queue(world.db, promoted)
     moved = Actor("alice", "user", "user:bob", "password")  # claims bob's subject
     with pytest.raises(AccessDenied):
-        access.export_my_data(world.db, moved)
+        access_user.export_my_data(world.db, moved)
     assert events(world.db, "subject.exported") == []
-    access.disable_account(world.db, world.admin, "officer")
+    access_admin.disable_account(world.db, world.admin, "officer")
     with pytest.raises(AccessDenied, match="sign in again"):
         access.overview(world.db, world.officer)  # signed in before it was disabled
-    access.set_account_role(world.db, world.admin, "alice", "user", subject="user:alice2")
+    access_admin.set_account_role(world.db, world.admin, "alice", "user", subject="user:alice2")
     with pytest.raises(AccessDenied):
-        access.my_memories(world.db, world.alice)  # bound to another subject since
+        access_user.my_memories(world.db, world.alice)  # bound to another subject since
     reasons = [e.details["reason"] for e in events(world.db, "access.denied")]
     assert reasons == ["stale_session"] * 5
     with pytest.raises(TypeError):
@@ -405,7 +416,7 @@ def test_review_queue_sorts_and_pages_in_the_database(world: World) -> None:
     assert ascending[0]["severity"] == "low" and ascending[-1]["severity"] == "critical"
     assert access.review_queue(world.db, world.officer, page=4, page_size=3).rows == []
     capped = access.review_queue(world.db, world.officer, page_size=10_000)
-    assert capped.page_size == access.MAX_PAGE_SIZE and len(capped.rows) == 7
+    assert capped.page_size == access_guard.MAX_PAGE_SIZE and len(capped.rows) == 7
     with pytest.raises(InputError, match="unknown sort"):
         access.review_queue(world.db, world.officer, sort="fact")
     with pytest.raises(InputError, match="start at 1"):
@@ -532,7 +543,7 @@ tests:
 def test_rescans_do_not_reopen_dismissed_or_suppressed_findings(
     world: World, tmp_path: Path, suppress: bool
 ) -> None:
-    from auditor.scan import Scanner
+    from auditor.scan.scanner import Scanner
 
     folder = tmp_path / "rules"
     folder.mkdir()
@@ -767,7 +778,7 @@ def test_my_memories_grouped_with_provenance_and_flags(world: World, pack: RuleP
     rule = pack.rules[0]
     fid = add_finding(world.db, ["a1"], rule_id=rule.id)
     Lifecycle(world.db).quarantine("a2", actor="test")
-    mine = access.my_memories(world.db, world.alice, pack=pack)
+    mine = access_user.my_memories(world.db, world.alice, pack=pack)
     assert mine["counts"] == {"memories": 2, "by_status": {"active": 1, "quarantined": 1}}
     assert [(g["category"], g["namespace"]) for g in mine["groups"]] == [
         ("identity", "other"),
@@ -781,12 +792,12 @@ def test_my_memories_grouped_with_provenance_and_flags(world: World, pack: RuleP
         (fid, rule.title, "matched [EMAIL]")
     ]
     assert "diary" not in json.dumps(mine) and "user:bob" not in json.dumps(mine)
-    one = access.my_memory(world.db, world.alice, "a1", pack=pack)
+    one = access_user.my_memory(world.db, world.alice, "a1", pack=pack)
     assert one["flags"][0]["title"] == rule.title and one["chain"][0]["current"] is True
 
 
 def test_correct_my_memory_supersedes_with_a_user_tier_correction(world: World) -> None:
-    new = access.correct_my_memory(world.db, world.alice, "a2", "Works at Acme now")
+    new = access_user.correct_my_memory(world.db, world.alice, "a2", "Works at Acme now")
     stored = memory(world.db, new["memory_id"])
     assert stored.subject == "user:alice" and stored.trust_tier == "user"
     assert stored.supersedes == "a2" and stored.extra["corrected_by"] == "subject"
@@ -795,10 +806,10 @@ def test_correct_my_memory_supersedes_with_a_user_tier_correction(world: World) 
     (ev,) = events(world.db, "memory.superseded")
     assert ev.actor == "alice" and ev.target_ids == ["a2", new["memory_id"]]
     with pytest.raises(ChainForkError):
-        access.correct_my_memory(world.db, world.alice, "a2", "again")
+        access_user.correct_my_memory(world.db, world.alice, "a2", "again")
     with pytest.raises(InputError, match="empty"):
-        access.correct_my_memory(world.db, world.alice, "a1", "   ")
-    chain = access.my_memory(world.db, world.alice, "a2")["chain"]
+        access_user.correct_my_memory(world.db, world.alice, "a1", "   ")
+    chain = access_user.my_memory(world.db, world.alice, "a2")["chain"]
     assert [c["memory_id"] for c in chain] == ["a2", new["memory_id"]]
 
 
@@ -807,18 +818,18 @@ def test_a_user_cannot_override_a_system_memory(world: World) -> None:
         make_record(memory_id="sys", subject="user:alice", source={"type": "system"}), actor="t"
     )
     with pytest.raises(TrustTierError):
-        access.correct_my_memory(world.db, world.alice, "sys", "not so")
+        access_user.correct_my_memory(world.db, world.alice, "sys", "not so")
     assert memory(world.db, "sys").status == "active"
 
 
 def test_delete_my_memory_is_a_soft_delete_at_the_subjects_request(world: World) -> None:
-    out = access.delete_my_memory(world.db, world.alice, "a1")
+    out = access_user.delete_my_memory(world.db, world.alice, "a1")
     assert out == {"memory_id": "a1", "status": "deleted"}
     stored = memory(world.db, "a1")
     assert stored.status == "deleted" and stored.deleted_at is not None
     (ev,) = events(world.db, "memory.deleted")
     assert ev.actor == "alice" and ev.details["reason"] == "requested by the subject (dashboard)"
-    assert access.my_memories(world.db, world.alice)["counts"]["by_status"]["deleted"] == 1
+    assert access_user.my_memories(world.db, world.alice)["counts"]["by_status"]["deleted"] == 1
 
 
 # -- accounts through the service layer -----------------------------------------------------
@@ -826,17 +837,19 @@ def test_delete_my_memory_is_a_soft_delete_at_the_subjects_request(world: World)
 
 def test_admin_manages_accounts_through_the_service_layer(world: World) -> None:
     db = world.db
-    access.add_account(db, world.admin, "carol", role="user", subject="user:carol", password=PW)
+    access_admin.add_account(
+        db, world.admin, "carol", role="user", subject="user:carol", password=PW
+    )
     carol = accounts.authenticate(db, "carol", PW)
-    assert access.my_memories(db, carol)["counts"]["memories"] == 0
-    access.disable_account(db, world.admin, "carol")
+    assert access_user.my_memories(db, carol)["counts"]["memories"] == 0
+    access_admin.disable_account(db, world.admin, "carol")
     with pytest.raises(AccessDenied):
-        access.my_memories(db, carol)
-    access.enable_account(db, world.admin, "carol")
-    access.set_account_password(db, world.admin, "carol", "a new passphrase!")
+        access_user.my_memories(db, carol)
+    access_admin.enable_account(db, world.admin, "carol")
+    access_admin.set_account_password(db, world.admin, "carol", "a new passphrase!")
     assert accounts.authenticate(db, "carol", "a new passphrase!").username == "carol"
-    access.delete_account(db, world.admin, "carol")
-    assert "carol" not in [a.username for a in access.list_accounts(db, world.admin)]
+    access_admin.delete_account(db, world.admin, "carol")
+    assert "carol" not in [a.username for a in access_admin.list_accounts(db, world.admin)]
     actions = [e.action for e in events(db) if e.actor == "admin" and e.action.startswith("acc")]
     assert actions == [
         "account.added",
@@ -849,7 +862,9 @@ def test_admin_manages_accounts_through_the_service_layer(world: World) -> None:
 
 def test_change_my_password(world: World) -> None:
     with pytest.raises(AuthError, match="current password"):
-        access.change_my_password(world.db, world.bob, "wrong guess here", "a new passphrase!")
+        access_admin.change_my_password(
+            world.db, world.bob, "wrong guess here", "a new passphrase!"
+        )
     assert events(world.db, "account.password_change_failed")[0].actor == "bob"
-    access.change_my_password(world.db, world.bob, PW, "a new passphrase!")
+    access_admin.change_my_password(world.db, world.bob, PW, "a new passphrase!")
     assert accounts.authenticate(world.db, "bob", "a new passphrase!").subject == "user:bob"

@@ -12,14 +12,15 @@ from argon2 import PasswordHasher
 from click.testing import CliRunner
 from sqlalchemy import select, update
 
-from auditor import accounts, audit_log
-from auditor.accounts import Actor
+from auditor.access import accounts
+from auditor.access.accounts import Actor
 from auditor.errors import (
     AccountDisabledError,
     AuthError,
     InputError,
     NotFoundError,
 )
+from auditor.lifecycle import audit_log
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Principal
 from auditor.store.types import utcnow
@@ -417,7 +418,7 @@ def test_cli_users_lifecycle(
 
 
 def test_cli_password_prompt_asks_twice(db: Database, db_url: str) -> None:
-    from auditor.cli import cli
+    from auditor.cli.main import cli
 
     runner = CliRunner()
     result = runner.invoke(
@@ -431,7 +432,7 @@ def test_cli_password_prompt_asks_twice(db: Database, db_url: str) -> None:
 
 
 def test_cli_takes_no_password_argument() -> None:
-    from auditor.cli_users import users
+    from auditor.cli.users import users
 
     for command in users.commands.values():
         names = {p.name for p in command.params}

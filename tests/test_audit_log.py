@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import delete, select, update
 
-from auditor import audit_log
 from auditor.config import load_settings
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, AuditHead
 from auditor.testing import make_record

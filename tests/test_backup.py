@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from auditor import audit_log, erasure
-from auditor.backup import backup, restore
 from auditor.config import load_settings
+from auditor.erasure import requests as erasure
+from auditor.erasure.backup import backup, restore
 from auditor.errors import InputError
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
-from auditor.sources import open_source
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ErasureRequest, Memory, Tombstone
 from auditor.testing import make_record, write_jsonl

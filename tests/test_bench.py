@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from auditor.bench import OUTSIDE, as_dict, profile_rows, render, run_bench
 from auditor.config import load_settings
 from auditor.detectors.base import DetectContext, MemoryView
-from auditor.engine import Engine, Hit
 from auditor.hashing import content_hash
 from auditor.records import parse_record
-from auditor.rules import load_pack
-from auditor.synthetic import synthetic_records
+from auditor.rulepack.engine import Engine, Hit
+from auditor.rulepack.pack import load_pack
+from auditor.tools.bench import OUTSIDE, as_dict, profile_rows, render, run_bench
 from auditor.tools.realistic import (
     CorporaMissing,
     corpora_roots,
@@ -27,6 +26,7 @@ from auditor.tools.realistic import (
     train_pool,
 )
 from auditor.tools.splits import split_of_corpus
+from auditor.tools.synthetic import synthetic_records
 
 _TAG = re.compile(r" \[[a-z]+\]$")
 _TOPICS = [

@@ -28,9 +28,9 @@ from playwright.sync_api import Locator, Page, expect, sync_playwright
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from auditor.cli_dashboard import DEMO_SUBJECT
+from auditor.cli.dashboard import DEMO_SUBJECT
 from auditor.config import load_settings
-from auditor.erasure import verify_receipt
+from auditor.erasure.requests import verify_receipt
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, Memory
 

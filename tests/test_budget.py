@@ -14,7 +14,9 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from auditor.budget import (
+from auditor.detectors.base import MemoryView
+from auditor.detectors.duplicates import Tokenizer, jaccard
+from auditor.tools.budget import (
     AucValue,
     BudgetItem,
     SectionCap,
@@ -28,8 +30,6 @@ from auditor.budget import (
     render,
     sweep,
 )
-from auditor.detectors.base import MemoryView
-from auditor.detectors.duplicates import Tokenizer, jaccard
 
 FIXTURE = Path(__file__).parent / "fixtures" / "budget" / "corpus.jsonl"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

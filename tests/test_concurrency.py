@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from auditor import audit_log, lifecycle
 from auditor.errors import ChainForkError, ConcurrencyError, InvalidTransitionError
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle import audit_log
+from auditor.lifecycle import machine as lifecycle
+from auditor.lifecycle.machine import Lifecycle
 from auditor.store.db import Database
 from auditor.store.models import Memory
 from auditor.testing import make_record
@@ -178,7 +179,7 @@ _CHILD = textwrap.dedent(
     from sqlalchemy import select
     from auditor.config import load_settings
     from auditor.errors import ChainForkError, ConcurrencyError
-    from auditor.lifecycle import Lifecycle
+    from auditor.lifecycle.machine import Lifecycle
     from auditor.store.db import Database
     from auditor.store.models import Memory
     from auditor.testing import make_record

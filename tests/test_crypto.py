@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select, text, update
 
 from auditor.config import load_settings
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.crypto import SHREDDED, EncryptionUnavailableError, RowMismatchError
 from auditor.store.crypto_migrate import count_plain, migrate_store
 from auditor.store.db import Database
@@ -451,7 +451,7 @@ def test_rotate_master_rewraps_and_replaces_the_key_file(
 def test_backups_carry_ciphertext_and_restore_readable(
     db: Database, tmp_path: Path, fmt: str
 ) -> None:
-    from auditor.backup import backup, restore
+    from auditor.erasure.backup import backup, restore
 
     if fmt == "sqlite" and db.dialect != "sqlite":
         fmt = "jsonl"  # PostgreSQL backs up as JSONL only

@@ -2,7 +2,7 @@
 
 PostgreSQL: every file of the server's data directory (heap, indexes, TOAST, WAL segments)
 is searched after a ``CHECKPOINT``, before and after erasing the subject through the public
-API (:func:`auditor.erasure.erase_subject`). A control value written in a column that is
+API (:func:`auditor.erasure.requests.erase_subject`). A control value written in a column that is
 *not* encrypted must be found, which proves the search sees the files. An unreadable data
 directory fails the test (it runs as the server's superuser here); without
 ``MEMAUDIT_TEST_PG_URL`` it is skipped like every PostgreSQL test.
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from auditor import erasure
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.erasure import requests as erasure
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import Consent
 from auditor.testing import make_record, write_jsonl

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from auditor import audit_log
 from auditor.config import DEFAULT_SCHEDULE, load_settings
-from auditor.daemon import JOBS, Daemon, JobContext, Leadership, Metrics, run_job
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
+from auditor.daemon.runner import JOBS, Daemon, JobContext, Leadership, Metrics, run_job
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
 from auditor.schedules import parse_schedule
-from auditor.sources import open_source
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory, ScanRun, ScanShard, Tombstone
 from auditor.store.types import utcnow
@@ -350,7 +350,7 @@ def _scan_state(db: Database) -> tuple[set[str], dict[str, int]]:
 @pytest.mark.slow
 def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> None:
     """A scan killed half-way, then recovered: same findings and actions as a clean scan."""
-    from auditor.synthetic import write_synthetic
+    from auditor.tools.synthetic import write_synthetic
 
     corpus = write_synthetic(tmp_path / "store.jsonl", 12_000)
     reference = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'ref.db'}"))
@@ -430,7 +430,7 @@ def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> Non
 def test_jobs_retry_with_backoff_while_the_database_is_away(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from auditor import daemon as daemon_mod
+    from auditor.daemon import runner as daemon_mod
     from auditor.errors import StoreError
 
     calls: list[int] = []
@@ -465,7 +465,7 @@ def test_jobs_retry_with_backoff_while_the_database_is_away(
 def test_the_first_scan_of_a_new_set_up_syncs_the_sources_first(
     db: Database, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from auditor import daemon as daemon_mod
+    from auditor.daemon import runner as daemon_mod
 
     calls: list[str] = []
     monkeypatch.setitem(daemon_mod.JOBS, "source_sync", lambda ctx: calls.append("sync") or {})

@@ -22,10 +22,13 @@ from argon2 import PasswordHasher
 from sqlalchemy import func, select
 from streamlit.testing.v1 import AppTest
 
-from auditor import access, access_erasure, access_sessions, accounts, erasure
-from auditor.accounts import Actor
-from auditor.cli import DEMO_SOURCES
-from auditor.cli_dashboard import (
+from auditor.access import accounts
+from auditor.access import erasure as access_erasure
+from auditor.access import officer as access
+from auditor.access import sessions as access_sessions
+from auditor.access import user as access_user
+from auditor.access.accounts import Actor
+from auditor.cli.dashboard import (
     DEMO_OFFICER,
     DEMO_OFFICER_PASSWORD_ENV,
     DEMO_SUBJECT,
@@ -35,14 +38,16 @@ from auditor.cli_dashboard import (
     ensure_demo_accounts,
     streamlit_command,
 )
+from auditor.cli.main import DEMO_SOURCES
 from auditor.config import load_settings
-from auditor.erasure import verify_receipt
+from auditor.erasure import requests as erasure
+from auditor.erasure.requests import verify_receipt
 from auditor.errors import AccessDenied
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.lifecycle.machine import Lifecycle
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, FindingMemory, Memory, Principal
 from auditor.testing import make_record
@@ -663,7 +668,7 @@ def test_change_my_password(store: Store) -> None:
 def test_my_memories_shows_everything_about_me_only(store: Store) -> None:
     at = sign_in(SAM_USER)
     assert titles(at) == ["My memories"]
-    mine = access.my_memories(store.db, store.actor(SAM_USER))
+    mine = access_user.my_memories(store.db, store.actor(SAM_USER))
     assert int(at.metric[0].value) == mine["counts"]["memories"] > 0
     shown = [t.value for t in at.text]
     facts = [m["fact"] for g in mine["groups"] for m in g["memories"]]
@@ -732,9 +737,9 @@ def test_user_services_refuse_other_subjects(store: Store) -> None:
     sam = store.actor(SAM_USER)
     other = store.memory_ids(OLIVIA)[0]
     for call in (
-        lambda: access.my_memory(store.db, sam, other),
-        lambda: access.delete_my_memory(store.db, sam, other),
-        lambda: access.correct_my_memory(store.db, sam, other, "new text"),
+        lambda: access_user.my_memory(store.db, sam, other),
+        lambda: access_user.delete_my_memory(store.db, sam, other),
+        lambda: access_user.correct_my_memory(store.db, sam, other, "new text"),
         lambda: access.review_queue(store.db, sam),
         lambda: access.memory_search(store.db, sam, subject=OLIVIA),
         lambda: access_erasure.erasure_requests(store.db, sam),

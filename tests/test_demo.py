@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from auditor.cli import DEMO_DIR
+from auditor.cli.main import DEMO_DIR
 from auditor.demo.generate import generate, validate
 from auditor.store.models import Memory
 
@@ -58,11 +58,11 @@ def test_scan_of_the_demo_store(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
     from auditor.config import load_settings
-    from auditor.findings import FindingFilter, iter_findings
-    from auditor.importer import Importer
-    from auditor.rules import load_pack
-    from auditor.scan import Scanner
-    from auditor.sources import open_source
+    from auditor.rulepack.pack import load_pack
+    from auditor.scan.findings import FindingFilter, iter_findings
+    from auditor.scan.scanner import Scanner
+    from auditor.sources.files import open_source
+    from auditor.sources.importer import Importer
     from auditor.store.db import Database
 
     db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'demo.db'}"))

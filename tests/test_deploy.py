@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from auditor.cli import cli
+from auditor.cli.main import cli
 from auditor.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

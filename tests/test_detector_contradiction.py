@@ -18,12 +18,12 @@ from auditor.detectors import build, detector_class
 from auditor.detectors._contradiction_candidates import candidate_pairs
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.contradiction import ContradictionDetector, suggested_resolution
-from auditor.engine import run_rule_tests
-from auditor.evaluate import load_corpus
 from auditor.hashing import content_hash
-from auditor.judge import Judge, JudgeRequest, RawAnswer
+from auditor.judge.llm import Judge, JudgeRequest, RawAnswer
 from auditor.records import parse_record
-from auditor.rules import load_pack
+from auditor.rulepack.engine import run_rule_tests
+from auditor.rulepack.pack import load_pack
+from auditor.tools.evaluate import load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "eval"

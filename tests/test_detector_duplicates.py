@@ -24,8 +24,8 @@ from auditor.detectors.duplicates import (
     jaccard,
     similar_pairs,
 )
-from auditor.engine import run_rule_tests
-from auditor.rules import load_pack
+from auditor.rulepack.engine import run_rule_tests
+from auditor.rulepack.pack import load_pack
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -28,8 +28,8 @@ from auditor.detectors._injection_patterns import (
 )
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.injection import InjectionDetector
-from auditor.engine import Engine, run_rule_tests
-from auditor.rules import Rule, load_pack
+from auditor.rulepack.engine import Engine, run_rule_tests
+from auditor.rulepack.pack import Rule, load_pack
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the rules of the pattern detector (MA-INJ-001..012); learned-layer rules have their own tests

@@ -18,11 +18,11 @@ from auditor.detectors.chains import ChainDetector
 from auditor.detectors.expiry import ExpiryDetector
 from auditor.detectors.handover import HandoverDetector
 from auditor.detectors.hygiene import HygieneDetector
-from auditor.engine import Engine
-from auditor.evaluate import load_corpus
 from auditor.records import parse_record
-from auditor.rules import load_pack
-from auditor.sources.state import StateSource
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
+from auditor.sources.files.state import StateSource
+from auditor.tools.evaluate import load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "auditor" / "demo"

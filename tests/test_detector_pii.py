@@ -364,8 +364,8 @@ def test_presidio_and_spacy_do_not_load_pytorch() -> None:
     code = (
         "import sys, importlib.util\n"
         "import auditor.detectors.pii\n"
-        "from auditor.rules import load_pack\n"
-        "from auditor.engine import Engine\n"
+        "from auditor.rulepack.pack import load_pack\n"
+        "from auditor.rulepack.engine import Engine\n"
         "Engine(load_pack().active())\n"
         "assert 'torch' not in sys.modules and 'transformers' not in sys.modules\n"
         "if importlib.util.find_spec('torch') is not None:\n"

@@ -19,8 +19,8 @@ from auditor.config import load_settings
 from auditor.detectors import _special_terms as terms
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.special_categories import CATEGORIES, SpecialCategoryDetector
-from auditor.engine import Engine, run_rule_tests
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine, run_rule_tests
+from auditor.rulepack.pack import load_pack
 
 SETTINGS = load_settings()
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

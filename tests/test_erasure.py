@@ -17,17 +17,18 @@ from typing import Any
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, Text, insert, inspect, select
 
-from auditor import audit_log, erasure
 from auditor.config import load_settings
+from auditor.erasure import queue as erasure_queue
+from auditor.erasure import requests as erasure
 from auditor.errors import InputError
-from auditor.findings import FindingFilter, iter_findings, review
 from auditor.hashing import content_hash, subject_digest
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
-from auditor.residue import Matcher
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
+from auditor.rulepack.pack import load_pack
+from auditor.scan.findings import FindingFilter, iter_findings, review
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import (
     AuditEvent,
@@ -42,6 +43,7 @@ from auditor.store.models import (
     SourceWatermark,
     Tombstone,
 )
+from auditor.store.residue import Matcher
 from auditor.store.subject_keys import keystore_for
 from auditor.testing import make_record, write_jsonl
 from tests.test_scan import write_pack
@@ -494,7 +496,7 @@ def test_user_request_waits_for_an_officer(db: Database, seeded: dict[str, Any])
         assert erasure.approve_erasure(strict, rid, actor="officer") is None
         with pytest.raises(InputError, match="only a pending request"):
             erasure.approve_erasure(strict, rid, actor="officer2")
-        result = erasure.run_queue(strict, actor="memaudit-daemon")
+        result = erasure_queue.run_queue(strict, actor="memaudit-daemon")
         assert result["executed"] == 1 and result["verification_failed"] == 0
         receipt = erasure.get_receipt(strict, rid)
         assert receipt["approved_by"] == "officer" and receipt["executed_by"] == "memaudit-daemon"
@@ -523,7 +525,7 @@ def test_rejected_request_keeps_the_data_and_forgets_the_subject_id(
         receipt = erasure.get_receipt(strict, rid)
         assert erasure.verify_receipt(receipt) and BOB not in json.dumps(receipt)
         assert {m.memory_id for m in _memories(strict) if m.subject == BOB} == set(BOB_FACTS)
-        assert erasure.run_queue(strict, actor="d")["executed"] == 0
+        assert erasure_queue.run_queue(strict, actor="d")["executed"] == 0
         with pytest.raises(InputError, match="only a waiting request"):
             erasure.reject_erasure(strict, rid, actor="officer")
     finally:
@@ -548,15 +550,15 @@ def test_queue_forgets_cached_verdicts_after_any_erasure(
     db: Database, seeded: dict[str, Any]
 ) -> None:
     judge: Any = _FakeJudge()
-    assert erasure.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 0
+    assert erasure_queue.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 0
     erasure.erase_subject(db, ALICE, actor="officer")  # another process, say the CLI
-    assert erasure.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 3
-    assert erasure.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 0
+    assert erasure_queue.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 3
+    assert erasure_queue.run_queue(db, actor="d", judge=judge)["judge_verdicts_dropped"] == 0
     assert judge.cleared == 1
 
 
 def test_daemon_job_runs_the_queue(db: Database, seeded: dict[str, Any]) -> None:
-    from auditor import daemon
+    from auditor.daemon import runner as daemon
 
     with db.write() as s:
         s.add(

@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from auditor import audit_log, erasure
+from auditor.erasure import requests as erasure
 from auditor.errors import InputError
-from auditor.importer import Importer
-from auditor.keys import audit_key
-from auditor.sources import open_source
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.audit_key import audit_key
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory, Principal
 from auditor.testing import make_record, write_jsonl

@@ -1,8 +1,8 @@
 """Crash-consistent erasure: ``kill -9`` at every step boundary, then resume (SQLite and PG).
 
 Each test runs the erasure (or a backup, or a restore) in a child process that kills
-itself with SIGKILL at one named step (:data:`auditor.erasure_states.crash_hook`,
-:data:`auditor.backup.crash_hook`), then checks what a real crash would leave: the state on
+itself with SIGKILL at one named step (:data:`auditor.erasure.states.crash_hook`,
+:data:`auditor.erasure.backup.crash_hook`), then checks what a real crash would leave: the state on
 the request, the provisional receipt, the write-ahead ledger line, and that
 ``erasure_queue`` (``run_queue``) finishes the job and a restore re-applies it. The child
 skips the PII detector's model load (the facts are the values searched for); the resumed
@@ -22,14 +22,15 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from auditor import erasure
-from auditor.backup import backup, restore
-from auditor.erasure_common import DELETED, DELETING, EXECUTED, VERIFYING
-from auditor.erasure_scratch import register, scratch_dir
-from auditor.erasure_states import LEASE, STEPS
+from auditor.erasure import queue as erasure_queue
+from auditor.erasure import requests as erasure
+from auditor.erasure.backup import backup, restore
+from auditor.erasure.common import DELETED, DELETING, EXECUTED, VERIFYING
+from auditor.erasure.scratch import register, scratch_dir
+from auditor.erasure.states import LEASE, STEPS
 from auditor.errors import InputError
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import ErasureRequest, Memory, Tombstone
 from auditor.store.subject_keys import keystore_for
@@ -59,7 +60,9 @@ STATE_AFTER = {
 CHILD = r"""
 import os, signal, sys
 from datetime import timedelta
-from auditor import backup, erasure, erasure_states
+from auditor.erasure import backup
+from auditor.erasure import requests as erasure
+from auditor.erasure import states as erasure_states
 from auditor.config import load_settings
 from auditor.store.db import Database
 
@@ -68,7 +71,7 @@ erasure_states.LEASE = timedelta(0)  # a killed process's lease is over at once
 erasure_states._BATCH = 4  # several batches for eleven memories
 # the PII model's load (tens of seconds per process) is not what these tests are about: the
 # facts themselves are the values searched for here
-from auditor import erasure_values
+from auditor.erasure import values as erasure_values
 erasure_values._pii_spans = lambda facts, settings: (set(), "ok")
 
 def hook(name):
@@ -172,10 +175,10 @@ def test_an_erasure_killed_at_any_step_is_resumed_by_the_queue(
     if state in (DELETED, VERIFYING):
         assert _carol_left(db) == 0
 
-    outcome = erasure.run_queue(db, actor="memaudit-daemon")
+    outcome = erasure_queue.run_queue(db, actor="memaudit-daemon")
 
     assert outcome["resumed"] == 1 and outcome["executed"] == 0
-    assert erasure.run_queue(db, actor="memaudit-daemon")["resumed"] == 0  # done for good
+    assert erasure_queue.run_queue(db, actor="memaudit-daemon")["resumed"] == 0  # done for good
     _id, state, receipt = _request(db)
     assert state == EXECUTED
     assert "provisional" not in receipt and erasure.verify_receipt(receipt)
@@ -219,10 +222,10 @@ def test_a_running_erasure_is_not_taken_over_before_its_lease_ends(
         req.status = DELETING
         req.receipt = {"provisional": True, "lease_until": (utcnow() + LEASE).isoformat()}
 
-    assert erasure.run_queue(db, actor="memaudit-daemon")["resumed"] == 0
+    assert erasure_queue.run_queue(db, actor="memaudit-daemon")["resumed"] == 0
     with pytest.raises(InputError, match="held by a running process"):
-        erasure.resume_erasure(db, request_id, executed_by="ops")
-    receipt = erasure.resume_erasure(db, request_id, executed_by="ops", force=True)
+        erasure_queue.resume(db, request_id, executed_by="ops")
+    receipt = erasure_queue.resume(db, request_id, executed_by="ops", force=True)
     assert receipt.data["status"] == EXECUTED
     assert _carol_left(db) == 0
     _dave_intact(db)
@@ -242,7 +245,7 @@ def test_a_restore_reapplies_an_interrupted_erasure(
     assert _carol_left(db) == 0, "the backup brought the subject back"
     _dave_intact(db)
     assert report.reapplied
-    erasure.run_queue(db, actor="memaudit-daemon")
+    erasure_queue.run_queue(db, actor="memaudit-daemon")
     _id, state, _receipt = _request(db)
     assert state == EXECUTED
     assert _carol_left(db) == 0

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from auditor import erasure
-from auditor.backup import backup
 from auditor.config import load_settings
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.erasure import requests as erasure
+from auditor.erasure.backup import backup
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.testing import make_record, write_jsonl
 

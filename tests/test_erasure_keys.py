@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from auditor import erasure
 from auditor.config import load_settings, sqlite_key_file
-from auditor.erasure_keys import ensure_audit_key
+from auditor.erasure import requests as erasure
+from auditor.erasure.keys import ensure_audit_key
 from auditor.hashing import subject_digest
-from auditor.importer import Importer
-from auditor.sources import open_source
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Tombstone
 from auditor.testing import make_record, write_jsonl

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from auditor import erasure
-from auditor.erasure_receipts import KIND_SHORT, ReceiptFacts, assess
-from auditor.importer import Importer
-from auditor.residue import Hit
-from auditor.sources import open_source
+from auditor.erasure import requests as erasure
+from auditor.erasure.receipts import KIND_SHORT, ReceiptFacts, assess
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import Principal, SourceWatermark
+from auditor.store.residue import Hit
 from auditor.testing import make_record, write_jsonl
 
 ALICE = "user:alice"

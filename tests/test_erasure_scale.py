@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from sqlalchemy import event, select
 
-from auditor import audit_log, erasure
-from auditor.erasure_values import _pii_batches, _pii_spans
-from auditor.importer import Importer
-from auditor.residue import Matcher, matching_rows, search_database
-from auditor.sources import open_source
+from auditor.erasure import requests as erasure
+from auditor.erasure.values import _pii_batches, _pii_spans
+from auditor.lifecycle import audit_log
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ImportRun, Memory
+from auditor.store.residue import Matcher, matching_rows, search_database
 from auditor.testing import make_record, write_jsonl
 
 # -- the matcher --------------------------------------------------------------------------
@@ -125,7 +126,7 @@ def test_verification_statements_do_not_grow_with_the_values(db: Database, tmp_p
 
 
 def test_audit_candidates_for_thousands_of_memory_ids_take_one_pass(db: Database) -> None:
-    from auditor.erasure_audit import AuditScope, _candidates
+    from auditor.erasure.audit_redaction import AuditScope, _candidates
 
     with db.write() as s:
         audit_log.append(s, actor="officer", action="x", target_type="memory", target_ids=["m_3"])

@@ -14,14 +14,17 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from auditor import access_erasure, accounts, erasure
-from auditor.erasure_subjects import check_subject_form, near_matches, resolve_subject
-from auditor.erasure_verify import verify_subject
+from auditor.access import accounts
+from auditor.access import erasure as access_erasure
+from auditor.erasure import queue as erasure_queue
+from auditor.erasure import requests as erasure
+from auditor.erasure.subjects import check_subject_form, near_matches, resolve_subject
+from auditor.erasure.verify import verify_subject
 from auditor.errors import InputError
 from auditor.hashing import subject_digest
-from auditor.importer import Importer
-from auditor.keys import audit_key
-from auditor.sources import open_source
+from auditor.lifecycle.audit_key import audit_key
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ErasureRequest, Memory
 from auditor.testing import make_record, write_jsonl
@@ -173,6 +176,6 @@ def test_a_stored_request_from_before_the_check_still_runs(people: Database) -> 
                 receipt={},
             )
         )
-    result = erasure.run_queue(people, actor="daemon")
+    result = erasure_queue.run_queue(people, actor="daemon")
     assert result["executed"] == 1
     assert [r["status"] for r in erasure.list_requests(people)] == ["executed"]

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from auditor.config import load_settings
-from auditor.engine import Engine
-from auditor.evaluate import evaluate_corpus
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
 from auditor.testing import make_record, write_jsonl
+from auditor.tools.evaluate import evaluate_corpus
 
 KEYWORD = """
 id: MA-TST-020

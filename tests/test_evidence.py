@@ -12,12 +12,14 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select
 
-from auditor import access, accounts
-from auditor.accounts import Actor
+from auditor.access import accounts
+from auditor.access import officer as access
+from auditor.access.accounts import Actor
 from auditor.config import Settings
 from auditor.detectors.base import Detection, MemoryView, Span
-from auditor.engine import case_views
-from auditor.evidence import (
+from auditor.rulepack.engine import case_views
+from auditor.rulepack.pack import load_pack
+from auditor.scan.evidence import (
     EXCERPT_CHARS,
     SNIPPET_CHARS,
     WITHHELD,
@@ -25,10 +27,9 @@ from auditor.evidence import (
     evidence_for,
     redacted_snippet,
 )
-from auditor.importer import Importer
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory
 from auditor.testing import make_record, write_jsonl
@@ -144,7 +145,7 @@ def test_no_flagged_value_of_any_rule_appears_in_any_evidence(db: Database, tmp_
     assert summary.findings_new > 50
     with db.session() as session:
         facts = {mid: fact for mid, fact in session.execute(select(Memory.memory_id, Memory.fact))}
-    from auditor.findings import FindingFilter, iter_findings
+    from auditor.scan.findings import FindingFilter, iter_findings
 
     found = list(iter_findings(db, FindingFilter(status=None)))
     masked_values: dict[str, set[str]] = {}
@@ -186,7 +187,7 @@ def test_opening_a_findings_evidence_is_audited(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     officer = _officer_over_a_scanned_secret(db, tmp_path, monkeypatch)
-    from auditor.findings import FindingFilter, iter_findings
+    from auditor.scan.findings import FindingFilter, iter_findings
 
     (finding,) = [f for f in iter_findings(db, FindingFilter()) if f["category"] == "secret"]
     detail = access.finding_detail(db, officer, finding["finding_id"])

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from auditor import audit_log
 from auditor.config import load_settings
-from auditor.importer import Importer, ImportReport
-from auditor.lifecycle import Lifecycle
-from auditor.sources import open_source
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer, ImportReport
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Consent, ImportRun, Memory, Tombstone
 from auditor.testing import make_record, write_jsonl

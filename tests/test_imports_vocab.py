@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import get_args
 
-from auditor import accounts, config, records, review_actions, rules, vocab
+from auditor import config, records, vocab
+from auditor.access import accounts
+from auditor.rulepack import pack as rules
+from auditor.scan import review as review_actions
 from auditor.store import models
 
 
@@ -46,13 +49,13 @@ def test_rule_fields_accept_exactly_the_vocabulary() -> None:
 def test_every_reviewer_action_is_in_the_vocabulary() -> None:
     assert set(review_actions.ACTIONS) == set(vocab.REVIEW_ACTIONS)
     assert set(review_actions.MEMORY_ACTIONS) == set(vocab.MEMORY_ACTIONS)
-    from auditor.findings import REVIEW_ACTIONS as finding_level
+    from auditor.scan.findings import REVIEW_ACTIONS as finding_level
 
     # the finding-level review takes the reviewer actions it can apply itself, plus assign
     assert set(finding_level) - {"assign"} <= set(vocab.REVIEW_ACTIONS)
 
 
 def test_the_scanner_signs_as_the_vocabulary_says() -> None:
-    from auditor import scan
+    from auditor.scan import scanner as scan
 
     assert scan.ACTOR == vocab.SCAN_ACTOR

@@ -22,7 +22,7 @@ from auditor.detectors.injection_model import (
     model_from_bytes,
     window_starts,
 )
-from auditor.rules import load_pack
+from auditor.rulepack.pack import load_pack
 from auditor.tools import train_injection as ti
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -21,7 +21,7 @@ from auditor.detectors.base import DetectContext, MemoryView
 from auditor.detectors.contradiction import ContradictionDetector
 from auditor.errors import ConfigError
 from auditor.hashing import content_hash
-from auditor.judge import (
+from auditor.judge.llm import (
     DEFAULT_MODEL,
     AnthropicJudge,
     BatchHandle,

@@ -8,12 +8,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from auditor.daemon import JobContext, Metrics, run_job
+from auditor.daemon.runner import JobContext, Metrics, run_job
 from auditor.detectors.base import MemoryView
-from auditor.importer import Importer
-from auditor.judge import BatchHandle, BatchOutcome, Judge, JudgeRequest, JudgeResult, RawAnswer
-from auditor.judge_batches import PREFIX, collect, submit_deferred
-from auditor.sources import open_source
+from auditor.judge.batches import PREFIX, collect, submit_deferred
+from auditor.judge.llm import BatchHandle, BatchOutcome, Judge, JudgeRequest, JudgeResult, RawAnswer
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import Memory, ScanRun, SourceWatermark
 from auditor.testing import make_record, write_jsonl

@@ -32,9 +32,11 @@ import pytest
 from sqlalchemy import create_engine, make_url, text
 
 from auditor.config import Settings, load_settings
-from auditor.connectors import SourceConfig, open_connector
-from auditor.connectors.base import memory_id_for
-from auditor.connectors.langgraph import (
+from auditor.errors import InputError
+from auditor.records import parse_record
+from auditor.sources.live import SourceConfig, open_connector
+from auditor.sources.live.base import memory_id_for
+from auditor.sources.live.langgraph import (
     LangGraphPostgresConnector,
     LangGraphSqliteConnector,
     SubjectRule,
@@ -44,8 +46,6 @@ from auditor.connectors.langgraph import (
     parse_time,
     vector_external_id,
 )
-from auditor.errors import InputError
-from auditor.records import parse_record
 
 # The set-up (make test) installs the 'sources' extra: missing, these tests fail, never skip.
 try:
@@ -632,13 +632,13 @@ def _findings_by_rule(db: Any) -> dict[str, set[str]]:
 
 
 def _source_rules_in_pack() -> set[str]:
-    from auditor.rules import load_pack
+    from auditor.rulepack.pack import load_pack
 
     return {r.id for r in load_pack().active() if r.id.startswith("MA-SRC")}
 
 
 def _memory(db: Any, source: str, external_id: str) -> Any:
-    from auditor.lifecycle import Lifecycle
+    from auditor.lifecycle.machine import Lifecycle
 
     return Lifecycle(db).get(memory_id_for(source, external_id))
 
@@ -646,11 +646,11 @@ def _memory(db: Any, source: str, external_id: str) -> Any:
 def test_end_to_end_sqlite_store_sync_scan_quarantine_erase(
     db: Any, sqlite_store_path: Path
 ) -> None:
-    from auditor import erasure
-    from auditor.rules import load_pack
-    from auditor.scan import Scanner
-    from auditor.source_registry import add_source
-    from auditor.sync import run_outbox, sync_source
+    from auditor.erasure import requests as erasure
+    from auditor.rulepack.pack import load_pack
+    from auditor.scan.scanner import Scanner
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import run_outbox, sync_source
 
     add_source(
         db,
@@ -734,9 +734,9 @@ def test_end_to_end_sqlite_store_sync_scan_quarantine_erase(
 
 @pytest.mark.pg
 def test_end_to_end_postgres_store_erasure(db: Any, pg_store: tuple[str, str]) -> None:
-    from auditor import erasure
-    from auditor.source_registry import add_source
-    from auditor.sync import sync_source
+    from auditor.erasure import requests as erasure
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import sync_source
 
     url, schema = pg_store
     add_source(

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select, update
 
-from auditor import audit_log
 from auditor.errors import (
     ChainForkError,
     ConcurrencyError,
@@ -19,7 +18,8 @@ from auditor.errors import (
     SupersedeCycleError,
     TrustTierError,
 )
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory, Tombstone
 from auditor.testing import make_record

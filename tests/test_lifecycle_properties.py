@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from auditor import audit_log
 from auditor.config import load_settings
 from auditor.errors import MemauditError
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
 from auditor.store.db import Database
 from auditor.store.models import Memory
 from auditor.testing import make_record

@@ -14,14 +14,18 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
-from auditor import access, access_erasure, accounts, findings, limits
-from auditor.access_user import correct_my_memory
+from auditor import limits
+from auditor.access import accounts
+from auditor.access import erasure as access_erasure
+from auditor.access import officer as access
+from auditor.access.user import correct_my_memory
 from auditor.errors import InputError
-from auditor.import_stale import reap_stale_imports
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
-from auditor.scan_stale import owner_record
-from auditor.sources import open_source
+from auditor.lifecycle.machine import Lifecycle
+from auditor.scan import findings
+from auditor.scan.stale import owner_record
+from auditor.sources.files import open_source
+from auditor.sources.import_stale import reap_stale_imports
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ImportRun, Memory
 from auditor.store.types import utcnow
@@ -239,9 +243,9 @@ def test_a_running_import_records_its_owner_and_heartbeat(db: Database, tmp_path
 def test_sync_reports_an_oversized_row_and_mirrors_the_rest(db: Database, tmp_path: Path) -> None:
     from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine, insert
 
-    from auditor.connectors.base import SourceConfig
-    from auditor.source_registry import add_source
-    from auditor.sync import sync_source
+    from auditor.sources.live.base import SourceConfig
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import sync_source
 
     url = f"sqlite:///{tmp_path / 'app.db'}"
     engine = create_engine(url)
@@ -296,7 +300,7 @@ def test_config_file_size_and_nesting_are_bounded(tmp_path: Path) -> None:
 def test_a_rule_pack_with_too_many_files_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from auditor.rules import RuleError, load_pack
+    from auditor.rulepack.pack import RuleError, load_pack
 
     monkeypatch.setattr(limits, "MAX_RULE_FILES", 3)
     for i in range(4):

@@ -9,9 +9,9 @@ from typing import Literal
 import pytest
 from argon2 import PasswordHasher
 
-from auditor import accounts, signin_limits
+from auditor.access import accounts, signin_limits
+from auditor.access.signin_limits import BUSY_MESSAGE, RATE_MESSAGE, SignInBusyError
 from auditor.errors import AuthError
-from auditor.signin_limits import BUSY_MESSAGE, RATE_MESSAGE, SignInBusyError
 from auditor.store.db import Database
 
 PW = "a long enough password"

@@ -22,8 +22,8 @@ import pytest
 
 from auditor.config import load_settings
 from auditor.detectors.base import DetectContext, MemoryView
-from auditor.engine import Engine
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
 
 _spec = importlib.util.spec_from_file_location(
     "linear_time_bench", Path(__file__).parents[1] / "benchmarks" / "linear_time_bench.py"

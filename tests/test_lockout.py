@@ -11,8 +11,9 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
-from auditor import access, accounts
-from auditor.daemon import Daemon, Metrics
+from auditor.access import accounts
+from auditor.access import admin as access_admin
+from auditor.daemon.runner import Daemon, Metrics
 from auditor.errors import AuthError
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Principal
@@ -143,12 +144,12 @@ def test_change_my_password_counts_failures_and_locks(locking_db: Database) -> N
     new = "another long password"
     for _ in range(3):
         with pytest.raises(AuthError, match="current password is wrong"):
-            access.change_my_password(db, actor, WRONG, new)
+            access_admin.change_my_password(db, actor, WRONG, new)
     (ev,) = events(db, "account.locked")
     assert ev.details["via"] == "password_change" and ev.actor == "kim"
     # locked: even the right current password is refused, with the same message
     with pytest.raises(AuthError) as during:
-        access.change_my_password(db, actor, PW, new)
+        access_admin.change_my_password(db, actor, PW, new)
     assert str(during.value) == "the current password is wrong"
     assert stored(db, "kim").failed_sign_ins == 4
     reasons = [e.details["reason"] for e in events(db, "account.password_change_failed")]
@@ -164,9 +165,9 @@ def test_change_my_password_with_the_right_password_clears_the_count(
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
     actor = accounts.authenticate(db, "kim", PW)
     with pytest.raises(AuthError):
-        access.change_my_password(db, actor, WRONG, "another long password")
+        access_admin.change_my_password(db, actor, WRONG, "another long password")
     assert stored(db, "kim").failed_sign_ins == 1
-    access.change_my_password(db, actor, PW, "another long password")
+    access_admin.change_my_password(db, actor, PW, "another long password")
     assert stored(db, "kim").failed_sign_ins == 0
     assert accounts.authenticate(db, "kim", "another long password").username == "kim"
 

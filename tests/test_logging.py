@@ -10,9 +10,9 @@ import pytest
 import structlog
 
 from auditor.config import load_settings
-from auditor.importer import Importer
 from auditor.logging import configure_logging, scrub
-from auditor.sources import open_source
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.testing import make_record, write_jsonl
 
@@ -139,7 +139,7 @@ def test_scrub_grows_linearly_on_hostile_runs(unit: str) -> None:
 
 
 def test_snippet_of_a_huge_fact_is_scrubbed_only_around_the_span() -> None:
-    from auditor.evidence import redacted_snippet
+    from auditor.scan.evidence import redacted_snippet
 
     head = "x" * 200_000
     fact = head + " mail bob.smith@example.org about card 4111 1111 1111 1111 " + "y" * 200_000

@@ -32,9 +32,9 @@ from typing import Any
 import pytest
 
 from auditor.config import Settings, load_settings
-from auditor.connectors.base import SourceConfig, memory_id_for
 from auditor.errors import StoreError
 from auditor.records import parse_record
+from auditor.sources.live.base import SourceConfig, memory_id_for
 from auditor.store.db import Database
 
 pytestmark = pytest.mark.mem0
@@ -249,7 +249,7 @@ def _settings(tmp_path: Path) -> Settings:
 
 
 def _connector(store: Store, tmp_path: Path, **opts: Any) -> Any:
-    from auditor.connectors import open_connector
+    from auditor.sources.live import open_connector
 
     return open_connector(
         SourceConfig(name="m0", kind="mem0", options=store.options(**opts), write_back=True),
@@ -356,7 +356,7 @@ class _Opened:
 def test_api_read_agrees_with_the_files_and_never_calls_an_llm(
     store: Store, tmp_path: Path
 ) -> None:
-    from auditor.connectors.mem0 import NoLLM
+    from auditor.sources.live.mem0 import NoLLM
 
     with _Opened(store, tmp_path, read_via="files") as conn:
         files = _pull(conn)
@@ -510,8 +510,8 @@ def test_erase_the_unattributed_leftovers(store: Store, tmp_path: Path) -> None:
 
 
 def test_missing_files_are_input_errors(tmp_path: Path) -> None:
-    from auditor.connectors import open_connector
     from auditor.errors import InputError
+    from auditor.sources.live import open_connector
 
     _require_mem0()
     settings = _settings(tmp_path)
@@ -532,7 +532,7 @@ def test_missing_files_are_input_errors(tmp_path: Path) -> None:
 def test_unpickler_refuses_foreign_objects() -> None:
     import pickle
 
-    from auditor.connectors.mem0 import _unpickle
+    from auditor.sources.live.mem0 import _unpickle
 
     class Evil:
         def __reduce__(self) -> tuple[Any, ...]:
@@ -547,13 +547,13 @@ def test_unpickler_refuses_foreign_objects() -> None:
 
 def test_end_to_end_sync_scan_quarantine_erase(store: Store, db: Database) -> None:
     """On SQLite and (with MEMAUDIT_TEST_PG_URL, as in CI) PostgreSQL: tests/conftest.py."""
-    from auditor import erasure
-    from auditor.findings import FindingFilter, iter_findings
-    from auditor.lifecycle import Lifecycle
-    from auditor.rules import load_pack
-    from auditor.scan import Scanner
-    from auditor.source_registry import add_source
-    from auditor.sync import run_outbox, sync_source
+    from auditor.erasure import requests as erasure
+    from auditor.lifecycle.machine import Lifecycle
+    from auditor.rulepack.pack import load_pack
+    from auditor.scan.findings import FindingFilter, iter_findings
+    from auditor.scan.scanner import Scanner
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import run_outbox, sync_source
 
     ids = store.ids
     add_source(db, SourceConfig(name="m0", kind="mem0", options=store.options(), write_back=True))
@@ -637,7 +637,7 @@ def test_end_to_end_sync_scan_quarantine_erase(store: Store, db: Database) -> No
     receipt = erasure.erase_subject(db, "mem0-unattributed:m0", actor="officer")
     assert receipt.as_dict()["sources"]["m0"]["verified"]
     _assert_gone(store, [A_DELETED, C_ADDRESS, C_ALLERGY])
-    from auditor.source_actions import list_actions, retry_action
+    from auditor.sources.outbox import list_actions, retry_action
 
     failed = [a for a in list_actions(db) if a.action == "erase" and a.status == "failed"]
     assert len(failed) == 1
@@ -692,10 +692,10 @@ def test_memaudits_mirror_attributes_when_mem0_and_the_ledger_forgot(
     """A memory seen live at an earlier sync and deleted since: with no ledger (as on
     PostgreSQL by default), memaudit's own mirror says whose it was, at the next pull
     and in an erasure (by the erased memaudit ids)."""
-    from auditor import erasure
-    from auditor.lifecycle import Lifecycle
-    from auditor.source_registry import add_source
-    from auditor.sync import sync_source
+    from auditor.erasure import requests as erasure
+    from auditor.lifecycle.machine import Lifecycle
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import sync_source
 
     ids = store.ids
     ledger = store.root.parent / "attribution.sqlite"
@@ -727,13 +727,13 @@ def test_a_quarantine_blocked_by_the_application_is_drift_until_it_converges(
     at the first sync after the application lets go."""
     from qdrant_client import QdrantClient
 
-    from auditor.daemon import Metrics
-    from auditor.findings import FindingFilter, iter_findings
-    from auditor.lifecycle import Lifecycle
-    from auditor.services import memory_detail
-    from auditor.source_registry import add_source
-    from auditor.source_state import display_status
-    from auditor.sync import sync_source
+    from auditor.access.readers import memory_detail
+    from auditor.daemon.runner import Metrics
+    from auditor.lifecycle.machine import Lifecycle
+    from auditor.scan.findings import FindingFilter, iter_findings
+    from auditor.sources.registry import add_source
+    from auditor.sources.sync import sync_source
+    from auditor.sources.writeback import display_status
 
     ids = store.ids
     add_source(db, SourceConfig(name="m0", kind="mem0", options=store.options(), write_back=True))

@@ -16,20 +16,20 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from auditor import erasure
 from auditor.config import Settings, load_settings
-from auditor.connectors import _memoryfield_tree as tree_mod
-from auditor.connectors import open_connector
-from auditor.connectors.base import SourceConfig, memory_id_for
-from auditor.connectors.memoryfield import MemoryfieldConnector
+from auditor.erasure import requests as erasure
 from auditor.errors import ConcurrencyError, InputError, NotFoundError
-from auditor.lifecycle import Lifecycle
-from auditor.source_actions import run_outbox
-from auditor.source_registry import add_source
-from auditor.sources.memoryfield import MemoryfieldSource
+from auditor.lifecycle.machine import Lifecycle
+from auditor.sources.files.memoryfield import MemoryfieldSource
+from auditor.sources.live import _memoryfield_tree as tree_mod
+from auditor.sources.live import open_connector
+from auditor.sources.live.base import SourceConfig, memory_id_for
+from auditor.sources.live.memoryfield import MemoryfieldConnector
+from auditor.sources.outbox import run_outbox
+from auditor.sources.registry import add_source
+from auditor.sources.sync import sync_source
 from auditor.store.db import Database
 from auditor.store.models import Memory
-from auditor.sync import sync_source
 
 ALICE_DIET = """---
 title: "Alice's diet notes"

@@ -22,9 +22,9 @@ from auditor.config import load_settings
 from auditor.detectors import secrets_engine
 from auditor.detectors.base import DetectContext, MemoryView
 from auditor.detectors.prefilter import ENV_VAR, Needles, Prefilter, fold, unicode_digits
-from auditor.engine import Engine
-from auditor.evaluate import load_corpus
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
+from auditor.tools.evaluate import load_corpus
 from auditor.tools.realistic import CorporaMissing, corpora_roots
 from auditor.tools.splits import corpus_folders
 

@@ -15,10 +15,15 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 from ulid import ULID
 
-from auditor import access, access_sessions, accounts, review_actions
-from auditor.accounts import Actor
+from auditor.access import accounts
+from auditor.access import admin as access_admin
+from auditor.access import officer as access
+from auditor.access import review as access_review
+from auditor.access import sessions as access_sessions
+from auditor.access.accounts import Actor
 from auditor.errors import InputError
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle.machine import Lifecycle
+from auditor.scan import review as review_actions
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, FindingMemory
 from auditor.store.types import utcnow
@@ -129,7 +134,7 @@ def test_preview_counts_memories_sources_and_already_done(db: Database, officer:
     f1 = add_finding(db, ["m1", "m2"])
     f2 = add_finding(db, ["m3"])
     f3 = add_finding(db, ["m4"], status="resolved")
-    p = access.preview_action(db, officer, [f1, f2, f3, "fnd_missing"], "quarantine")
+    p = access_review.preview_action(db, officer, [f1, f2, f3, "fnd_missing"], "quarantine")
     assert (p.findings, p.memories, p.sources, p.already, p.missing) == (
         3,
         4,
@@ -141,7 +146,7 @@ def test_preview_counts_memories_sources_and_already_done(db: Database, officer:
         "quarantines 4 memories in 2 sources and resolves 3 findings; 1 is already "
         "quarantined; 1 not found"
     )
-    d = access.preview_action(db, officer, [f1, f3], "dismiss")
+    d = access_review.preview_action(db, officer, [f1, f3], "dismiss")
     assert d.sentence() == "dismisses 2 findings; 1 is already closed"
     # a preview changes nothing
     assert status_of(db, "m2") == "active"
@@ -242,11 +247,11 @@ def test_a_disabled_account_or_a_new_password_ends_the_token(
     admin = accounts.authenticate(db, "root", PW)
     issued = access_sessions.issue_token(db, officer)
     assert issued is not None
-    access.set_account_password(db, admin, "officer", PW + " changed")
+    access_admin.set_account_password(db, admin, "officer", PW + " changed")
     assert access_sessions.actor_from_token(db, issued[0]) is None
     fresh = access_sessions.issue_token(db, officer, now=utcnow() + timedelta(seconds=2))
     assert fresh is not None
-    access.disable_account(db, admin, "officer")
+    access_admin.disable_account(db, admin, "officer")
     assert (
         access_sessions.actor_from_token(db, fresh[0], now=utcnow() + timedelta(seconds=3)) is None
     )

@@ -12,8 +12,8 @@ import pytest
 
 from auditor import limits, safe_yaml
 from auditor.errors import InputError
-from auditor.rules import RuleError, load_pack, load_rule_file
-from auditor.source_registry import load_mapping
+from auditor.rulepack.pack import RuleError, load_pack, load_rule_file
+from auditor.sources.registry import load_mapping
 
 HEAD = """\
 id: MA-TST-010
@@ -156,7 +156,7 @@ def test_source_mapping_files_use_the_bounded_loader(tmp_path: Path) -> None:
 
 def test_memoryfield_front_matter_alias_bomb_is_refused_per_page(tmp_path: Path) -> None:
     from auditor.config import load_settings
-    from auditor.sources.memoryfield import MemoryfieldSource
+    from auditor.sources.files.memoryfield import MemoryfieldSource
 
     folder = tmp_path / "vault"
     folder.mkdir()

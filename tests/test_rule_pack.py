@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from auditor.config import load_settings
-from auditor.engine import Engine, run_rule_tests
-from auditor.rules import load_pack
+from auditor.rulepack.engine import Engine, run_rule_tests
+from auditor.rulepack.pack import load_pack
 
 PACK = load_pack()
 SETTINGS = load_settings()

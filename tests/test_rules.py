@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from auditor.config import load_settings
-from auditor.engine import run_rule_tests
-from auditor.rules import RuleError, load_pack
+from auditor.rulepack.engine import run_rule_tests
+from auditor.rulepack.pack import RuleError, load_pack
 
 GOOD = """
 id: MA-TST-010

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from auditor import audit_log
 from auditor.detectors.keyword import KeywordDetector
-from auditor.findings import FindingFilter, iter_findings, review
-from auditor.guard import WriteGuard
-from auditor.importer import Importer
-from auditor.lifecycle import Lifecycle
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.sources import open_source
+from auditor.lifecycle import audit_log
+from auditor.lifecycle.machine import Lifecycle
+from auditor.rulepack.pack import load_pack
+from auditor.scan.findings import FindingFilter, iter_findings, review
+from auditor.scan.guard import WriteGuard
+from auditor.scan.scanner import Scanner
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding
 from auditor.testing import make_record, write_jsonl
@@ -478,7 +478,7 @@ def _by_rule(db: Database) -> dict[str, set[tuple[str, ...]]]:
 def test_a_big_subject_is_scanned_in_windows_once_each(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from auditor import scan
+    from auditor.scan import scanner as scan
 
     planted = _big_subject_store(db, tmp_path)
     pack = load_pack(_dup_pack(tmp_path))
@@ -508,7 +508,7 @@ def test_a_big_subject_is_scanned_in_windows_once_each(
 def test_a_big_subject_resumes_after_its_last_window(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from auditor import scan
+    from auditor.scan import scanner as scan
     from auditor.store.models import ScanShard
 
     _big_subject_store(db, tmp_path)

@@ -24,17 +24,17 @@ import pytest
 from sqlalchemy import select
 
 from auditor.config import load_settings
-from auditor.engine import Engine
-from auditor.importer import Importer
-from auditor.rules import load_pack
-from auditor.scan import Scanner
-from auditor.scan_stale import owner_record, reap_stale_runs
-from auditor.scan_workers import can_use_workers, worker_count
-from auditor.sources import open_source
+from auditor.rulepack.engine import Engine
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import Scanner
+from auditor.scan.stale import owner_record, reap_stale_runs
+from auditor.scan.workers import can_use_workers, worker_count
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, Memory, ScanRun, ScanShard
 from auditor.store.types import utcnow
-from auditor.synthetic import write_synthetic
+from auditor.tools.synthetic import write_synthetic
 from tests.test_scan import write_pack
 
 ROOT = Path(__file__).resolve().parents[1]

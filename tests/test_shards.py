@@ -23,14 +23,14 @@ from sqlalchemy import select
 
 from auditor.config import DEFAULT_SCHEDULE, load_settings
 from auditor.errors import ConfigError
-from auditor.importer import Importer
-from auditor.rules import load_pack
-from auditor.scan import SUBJECT_BATCH, Scanner, shard_of
-from auditor.shards import uses_queue
-from auditor.sources import open_source
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import SUBJECT_BATCH, Scanner, shard_of
+from auditor.scan.shards import uses_queue
+from auditor.sources.files import open_source
+from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.store.models import Finding, Memory, ScanRun, ScanShard, SourceWatermark
-from auditor.synthetic import write_synthetic
+from auditor.tools.synthetic import write_synthetic
 from tests.test_scan import write_pack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -267,7 +267,7 @@ def test_a_replica_killed_mid_shard_and_the_run_still_completes(
 ) -> None:
     """kill -9 of a replica while it scans a shard: another replica takes the shard over
     (stalled-job recovery), resumes after its cursor, and the run completes once."""
-    from auditor import audit_log
+    from auditor.lifecycle import audit_log
     from auditor.store.models import AuditEvent
 
     db, total = _prepared_store(pg_schema_url, tmp_path)
@@ -346,8 +346,8 @@ def test_shards_that_could_not_be_queued_are_queued_again(
 
     from procrastinate.exceptions import ConnectorException
 
-    from auditor.daemon import JobContext, Metrics, run_job
-    from auditor.shards import ShardQueue, ShardWorker
+    from auditor.daemon.runner import JobContext, Metrics, run_job
+    from auditor.scan.shards import ShardQueue, ShardWorker
 
     settings = load_settings(
         database_url=pg_schema_url, worker_stall_seconds=1, worker_heartbeat_seconds=0.5

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from auditor import erasure
-from auditor.findings import FindingFilter, iter_findings
-from auditor.lifecycle import Lifecycle
-from auditor.services import memory_detail
-from auditor.source_actions import list_actions, retry_action, run_outbox
-from auditor.source_state import display_status
+from auditor.access.readers import memory_detail
+from auditor.erasure import requests as erasure
+from auditor.lifecycle.machine import Lifecycle
+from auditor.scan.findings import FindingFilter, iter_findings
+from auditor.sources.outbox import list_actions, retry_action, run_outbox
+from auditor.sources.sync import _due, sync_source
+from auditor.sources.writeback import display_status
 from auditor.store.db import Database
 from auditor.store.models import SourceAction
-from auditor.sync import _due, sync_source
 from tests.test_sync import App, _add, _mid, _seed
 from tests.test_sync import app as app  # noqa: F401 - the fixture, used by name
 
@@ -132,8 +132,8 @@ def test_erasure_reports_text_left_in_a_sqlite_sources_free_pages(
     text stays in the file's free pages; the erasure's byte search reports it."""
     from sqlalchemy import create_engine
 
-    from auditor.connectors.base import SourceConfig
-    from auditor.source_registry import add_source
+    from auditor.sources.live.base import SourceConfig
+    from auditor.sources.registry import add_source
     from tests.test_sync import MAPPING, _table
 
     path = tmp_path / "app-free.db"
@@ -185,8 +185,8 @@ def test_every_minute_means_every_minute() -> None:
 
 
 def test_sync_due_records_the_jobs_start_as_the_attempt(db: Database, app: App) -> None:
-    from auditor.source_registry import list_sources
-    from auditor.sync import sync_due
+    from auditor.sources.registry import list_sources
+    from auditor.sources.sync import sync_due
 
     _seed(app)
     _add(db, app, schedule="every 1m")

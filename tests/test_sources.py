@@ -12,9 +12,9 @@ import yaml
 from sqlalchemy import create_engine, select
 
 from auditor.config import load_settings
-from auditor.connectors.base import SourceConfig, memory_id_for
 from auditor.errors import ConfigError, InputError, NotFoundError
-from auditor.source_registry import (
+from auditor.sources.live.base import SourceConfig, memory_id_for
+from auditor.sources.registry import (
     add_source,
     check_options,
     connect,
@@ -23,9 +23,9 @@ from auditor.source_registry import (
     remove_source,
     resolve_options,
 )
+from auditor.sources.sync import sync_source
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Memory, SourceRow
-from auditor.sync import sync_source
 from auditor.testing import make_record, write_jsonl
 
 PASSWORD = "hunter2-Sup3r"

@@ -21,11 +21,11 @@ import pytest
 from auditor.config import Settings
 from auditor.errors import InputError, RecordError
 from auditor.records import MemoryRecord, parse_record
-from auditor.sources import detect_format, open_source
-from auditor.sources.base import Source, SourceItem
-from auditor.sources.kv import KvSource
-from auditor.sources.memoryfield import MemoryfieldSource
-from auditor.sources.state import StateSource
+from auditor.sources.files import detect_format, open_source
+from auditor.sources.files.base import Source, SourceItem
+from auditor.sources.files.kv import KvSource
+from auditor.sources.files.memoryfield import MemoryfieldSource
+from auditor.sources.files.state import StateSource
 
 SECRET = "SECRETWORD"
 SUBJECT = "user:alice"

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from auditor.config import load_settings
 from auditor.errors import ConfigError, StoreError
-from auditor.lifecycle import Lifecycle
+from auditor.lifecycle.machine import Lifecycle
 from auditor.store.db import Database
 from auditor.store.models import Base, Memory, foreign_table
 from auditor.testing import make_record

@@ -35,17 +35,17 @@ from sqlalchemy import (
     update,
 )
 
-from auditor import erasure
 from auditor.config import load_settings
-from auditor.connectors.base import SourceConfig, memory_id_for
-from auditor.connectors.sql_table import SqlTableConnector
-from auditor.daemon import JobContext, Metrics, run_job
-from auditor.lifecycle import Lifecycle
-from auditor.source_actions import list_actions, run_outbox
-from auditor.source_registry import add_source, watermark_name
+from auditor.daemon.runner import JobContext, Metrics, run_job
+from auditor.erasure import requests as erasure
+from auditor.lifecycle.machine import Lifecycle
+from auditor.sources.live.base import SourceConfig, memory_id_for
+from auditor.sources.live.sql_table import SqlTableConnector
+from auditor.sources.outbox import list_actions, run_outbox
+from auditor.sources.registry import add_source, watermark_name
+from auditor.sources.sync import sync_source
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, ImportRun, Memory, SourceAction, SourceWatermark
-from auditor.sync import sync_source
 
 T0 = datetime(2026, 1, 1, 10, 0, tzinfo=UTC)
 MAPPING: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """Clean terminals: record data printed by the CLI cannot drive Rich markup or the terminal.
 
-Covers :mod:`auditor.safetext`, :mod:`auditor.terminal`, the CLI's human outputs (JSON and
+Covers :mod:`auditor.safetext`, :mod:`auditor.cli.terminal`, the CLI's human outputs (JSON and
 CSV stay exact), and the ``control_chars`` detector with its rule MA-INJ-015.
 """
 
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
+from auditor.cli.terminal import SafeConsole, cell, safe_text
 from auditor.config import Settings
 from auditor.detectors import build
 from auditor.detectors.base import DetectContext, MemoryView
 from auditor.safetext import clean, one_line
-from auditor.terminal import SafeConsole, cell, safe_text
 from auditor.testing import make_record, write_jsonl
 
 ESC = "\x1b"

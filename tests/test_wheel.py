@@ -102,7 +102,7 @@ def test_the_installed_wheel_scans_the_demo_store(wheel: Path, tmp_path: Path) -
     where = json.loads(
         _run(
             [str(python), "-c",
-             "import json, auditor, auditor.rules as r; "
+             "import json, auditor, auditor.rulepack.pack as r; "
              "print(json.dumps([auditor.__file__, str(r.DEFAULT_RULES_DIR)]))"],
             cwd=work,
             env=env,

@@ -10,8 +10,8 @@ import os
 import sys
 from typing import Any
 
-from auditor.cli import main
-from auditor.engine import Engine
+from auditor.cli.main import main
+from auditor.rulepack.engine import Engine
 
 _TRACE = os.path.join(os.environ["MEMAUDIT_TEST_TRACE_DIR"], f"{os.getpid()}.txt")
 _run_memory = Engine.run_memory

@@ -19,9 +19,9 @@ from typing import Any
 
 import trace_replica  # type: ignore[import-not-found]  # noqa: F401 - traces Engine.run_memory
 
-from auditor import scan
-from auditor.cli import main
-from auditor.engine import Engine
+from auditor.cli.main import main
+from auditor.rulepack.engine import Engine
+from auditor.scan import scanner as scan
 
 if os.environ.get("MEMAUDIT_TEST_SUBJECT_BATCH"):
     scan.SUBJECT_BATCH = int(os.environ["MEMAUDIT_TEST_SUBJECT_BATCH"])

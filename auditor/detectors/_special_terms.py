@@ -29,6 +29,8 @@ from typing import Any
 
 import yaml
 
+from auditor.vocab import SPECIAL_CATEGORIES
+
 __all__ = [
     "ANCHORS",
     "CATEGORIES",
@@ -42,17 +44,7 @@ __all__ = [
     "TOPIC_PRONE",
 ]
 
-CATEGORIES = (
-    "health",
-    "religion",
-    "political_opinion",
-    "sexual_orientation",
-    "ethnic_origin",
-    "trade_union",
-    "genetic",
-    "biometric",
-    "criminal_record",
-)
+CATEGORIES = SPECIAL_CATEGORIES
 
 # Shared fragments (English).
 _RELIGION_ADJ = (

@@ -9,7 +9,7 @@ time-ordered walk over memories that mention values of the same exclusive slot (
 offline (:mod:`auditor.detectors._contradiction_pairs`): slot/value conflicts from value sets
 kept as data, negation, exclusive traits, numbers and dates, and question/answer memories
 contradicted by a statement. Optionally an LLM judge (``DetectContext.judge``, see
-:mod:`auditor.judge`) settles uncertain candidates within its budget: any object with
+:mod:`auditor.judge.llm`) settles uncertain candidates within its budget: any object with
 ``judge_pair(older, newer, *, hint=None)`` returning a result with ``verdict``
 (contradiction / compatible / unsure), ``confidence``, ``which_supersedes``, ``status`` and
 ``model``. A confirmed candidate takes the judge's confidence if higher; an uncertain one the

@@ -1,6 +1,6 @@
 """Hand-over notes (``state.json``, SEEDS.md section 2) imported as memories.
 
-The state importer (:mod:`auditor.sources.state`) turns every item of a note into a memory
+The state importer (:mod:`auditor.sources.files.state`) turns every item of a note into a memory
 whose ``extra`` carries ``state_section`` (``objective``, ``constraints``, ``decisions``,
 ``completed``, ``open_questions``, ``next_actions``, ``sources``), ``state_item_source``
 (the item's evidence, null when missing), ``state_status`` and ``decision_id`` (decisions)

@@ -4,7 +4,7 @@ Detectors declare, as data, the **needles** without which a part of them cannot 
 anything (:meth:`auditor.detectors.base.Detector.prefilter_needles`): the PII detector needs
 a digit, an ``@``, a group word or a password word; the Betterleaks engine needs one of its
 rules' keywords; the special-category detector needs one of its anchors. The engine
-(:mod:`auditor.engine`) puts every needle of every rule group into one Aho-Corasick
+(:mod:`auditor.rulepack.engine`) puts every needle of every rule group into one Aho-Corasick
 automaton (``pyahocorasick``, C) and runs it once per memory over the folded text; a
 detector none of whose parts has a needle in the text is not called, and a detector that
 is called learns which of its parts may fire.

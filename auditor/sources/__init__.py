@@ -1,79 +1,14 @@
-"""Source adapters: read external memory stores into canonical records.
+"""Everything that reads or writes another memory store.
 
-``open_source(fmt, path, settings, subject=..., namespace=...)`` returns a
-:class:`~auditor.sources.base.Source`; ``detect_format(path)`` guesses the format from the
-path when ``--format`` is not given.
+Owns: ``files`` (one-shot importers: jsonl, Memoryfield, kv, state), ``live`` (connectors
+to stores audited where they live: mem0, LangGraph, SQL tables, Memoryfields),
+``importer`` (writing what a source yields into the store) and ``import_stale``,
+``registry`` (configured live sources and their secrets), ``sync`` (mirroring live sources
+on schedule), ``outbox`` (quarantine, restore and erasure carried back into a source),
+``writeback`` (where a memory stands between memaudit's decision and its source) and
+``reconcile`` (after a sync, does the source hold what memaudit decided?).
+
+May import: ``auditor.lifecycle``, ``auditor.store``, ``auditor.records``, the residue
+search of ``auditor.store.residue`` (a connector purges a subject's values) and the
+top-level modules. Never ``scan``, ``access``, ``daemon`` or ``cli``.
 """
-
-from __future__ import annotations
-
-import importlib
-import json
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from auditor.errors import InputError
-from auditor.sources.base import Source, SourceItem
-
-if TYPE_CHECKING:
-    from auditor.config import Settings
-
-__all__ = ["FORMATS", "Source", "SourceItem", "detect_format", "open_source"]
-
-#: format name -> "module:class" (imported on use: no import-time plugin loading).
-FORMATS: dict[str, str] = {
-    "jsonl": "auditor.sources.jsonl:JsonlSource",
-    "memoryfield": "auditor.sources.memoryfield:MemoryfieldSource",
-    "kv": "auditor.sources.kv:KvSource",
-    "state": "auditor.sources.state:StateSource",
-}
-
-_STATE_KEYS = {"objective", "constraints", "decisions", "completed", "open_questions"}
-
-
-def detect_format(path: Path) -> str:
-    """Guess the format: .jsonl/.ndjson, a .zip or folder (Memoryfield), .json (state or kv).
-
-    Raises:
-        InputError: the format cannot be told from the path.
-    """
-    if path.is_dir() or path.suffix.lower() == ".zip":
-        return "memoryfield"
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if suffix == ".json":
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(65536)
-            start = json.loads(head) if len(head) < 65536 else None
-        except (OSError, ValueError):
-            start = None
-        if isinstance(start, dict) and _STATE_KEYS & set(start):
-            return "state"
-        return "kv"
-    raise InputError(
-        f"{path}: cannot tell the format from the name; pass --format ({' | '.join(FORMATS)})"
-    )
-
-
-def open_source(
-    fmt: str,
-    path: Path,
-    settings: Settings,
-    *,
-    subject: str | None = None,
-    namespace: str | None = None,
-) -> Source:
-    """Create the source adapter for ``fmt``.
-
-    Raises:
-        InputError: unknown format, or the path does not exist.
-    """
-    target = FORMATS.get(fmt)
-    if target is None:
-        raise InputError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    source: Source = cls(Path(path), settings, subject=subject, namespace=namespace)
-    return source

@@ -319,7 +319,7 @@ class AuditHead(Base):
 
 
 class ErasureRequest(Base):
-    """A right-to-erasure request and its receipt (see :mod:`auditor.erasure`).
+    """A right-to-erasure request and its receipt (see :mod:`auditor.erasure.requests`).
 
     ``subject`` holds the subject id in clear only while the request waits (pending or
     approved): it is needed to execute it. Executing or rejecting the request clears it;
@@ -405,7 +405,7 @@ class SourceWatermark(Base):
 
 
 class SourceRow(Base):
-    """A configured live source (:mod:`auditor.source_registry`).
+    """A configured live source (:mod:`auditor.sources.registry`).
 
     ``options`` never holds a secret in clear: secrets are ``${ENV_VAR}`` or
     ``${secret:NAME}`` references, resolved only when the connector is opened.
@@ -424,7 +424,7 @@ class SourceRow(Base):
 
 
 class SourceAction(Base):
-    """The write-back outbox: an action to carry into a source (:mod:`auditor.source_actions`).
+    """The write-back outbox: an action to carry into a source (:mod:`auditor.sources.outbox`).
 
     ``external_id`` (quarantine, restore) and ``subject`` (erase) are held only while the
     action waits: they are cleared when it is done or cancelled. ``result`` holds counts,

@@ -24,7 +24,7 @@ Where things live (environment only: these are secrets or their locations):
   PostgreSQL store needs ``MEMAUDIT_KEY_DIR`` (a folder every replica of memaudit shares);
   without it, encryption is off and ``init`` says so.
 
-Contract used by erasure (:mod:`auditor.erasure`): ``keystore_for(settings)`` (None:
+Contract used by erasure (:mod:`auditor.erasure.requests`): ``keystore_for(settings)`` (None:
 encryption off), ``destroy(subject)`` first, ``exists(subject)`` in verification.
 """
 

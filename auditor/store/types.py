@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import JSON, DateTime
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
-__all__ = ["JSONType", "UTCDateTime", "utcnow"]
+__all__ = ["JSONType", "UTCDateTime", "iso_utc", "utcnow"]
 
 
 def utcnow() -> datetime:
     """The current time, timezone-aware, in UTC."""
     return datetime.now(UTC)
+
+
+@overload
+def iso_utc(value: datetime) -> str: ...
+@overload
+def iso_utc(value: None) -> None: ...
+def iso_utc(value: datetime | None) -> str | None:
+    """A UTC datetime as ISO 8601 with ``Z`` (``2026-12-03T07:40:00Z``); None stays None.
+
+    The one text form of a timestamp in listings, exports, receipts and reports.
+    """
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
 
 
 class UTCDateTime(TypeDecorator[datetime]):

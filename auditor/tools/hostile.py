@@ -75,16 +75,16 @@ def _record(text: str) -> Any:
 def targets() -> dict[str, Callable[[str], object]]:
     """Every pattern-running function outside the detectors, by a descriptive name."""
     from auditor.config import Settings
-    from auditor.connectors import _memoryfield_index as mf_index
-    from auditor.connectors import mem0_owners
     from auditor.detectors import build
     from auditor.detectors.base import DetectContext, MemoryView
-    from auditor.evidence import redacted_snippet
     from auditor.hashing import content_hash
-    from auditor.judge import fence
+    from auditor.judge.llm import fence
     from auditor.logging import _PATTERNS, redact, scrub
     from auditor.safetext import clean, one_line
-    from auditor.sources import memoryfield
+    from auditor.scan.evidence import redacted_snippet
+    from auditor.sources.files import memoryfield
+    from auditor.sources.live import _memoryfield_index as mf_index
+    from auditor.sources.live import mem0_owners
 
     ctx = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=Settings())
     control = build("control_chars", {})

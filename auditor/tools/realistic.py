@@ -1,6 +1,6 @@
 """Realistic benchmark stores: texts from the *train* splits of the labelled corpora.
 
-The synthetic store (:mod:`auditor.synthetic`) is made of short, uniform template sentences;
+The synthetic store (:mod:`auditor.tools.synthetic`) is made of short, uniform template sentences;
 real stores are not. This module builds a store of any size from the texts of the public
 labelled corpora (``shared/eval`` and ``shared/train``: chat observations, tool outputs, API
 responses, web and document snippets, configuration files and logs, Korean and English,

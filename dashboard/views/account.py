@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 import ui
 
-from auditor import access
-from auditor.accounts import ROLES
+from auditor.access import admin as access_admin
+from auditor.access.accounts import ROLES
 
 actor = ui.page_actor(ROLES)
 db = ui.store()
@@ -28,6 +28,6 @@ if submitted:
     if new != again:
         st.error("The two new passwords differ.")
     else:
-        ok, _ = ui.call(access.change_my_password, db, actor, current, new)
+        ok, _ = ui.call(access_admin.change_my_password, db, actor, current, new)
         if ok:
             st.success("Password changed.")

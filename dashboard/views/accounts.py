@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access
-from auditor.accounts import ROLES
+from auditor.access import admin as access_admin
+from auditor.access.accounts import ROLES
 
 FLASH_KEY = "_accounts_flash"
 
@@ -19,7 +19,7 @@ flash = st.session_state.pop(FLASH_KEY, None)
 if flash is not None:
     st.success(flash)
 
-ok, listed = ui.call(access.list_accounts, db, actor)
+ok, listed = ui.call(access_admin.list_accounts, db, actor)
 if not ok or listed is None:
     st.stop()
 ui.table(pd.DataFrame([a.as_dict() for a in listed]), key="accounts_table")
@@ -45,7 +45,7 @@ with st.form("accounts_add_form", clear_on_submit=True):
     add = st.form_submit_button("Add account", key="accounts_add_submit", type="primary")
 if add:
     ok, account = ui.call(
-        access.add_account,
+        access_admin.add_account,
         db,
         actor,
         username,
@@ -68,7 +68,12 @@ with st.form("accounts_role_form", clear_on_submit=True):
     set_role = st.form_submit_button("Set role", key="accounts_role_submit")
 if set_role and target:
     ok, account = ui.call(
-        access.set_account_role, db, actor, target, new_role, subject=new_subject.strip() or None
+        access_admin.set_account_role,
+        db,
+        actor,
+        target,
+        new_role,
+        subject=new_subject.strip() or None,
     )
     if ok and account is not None:
         _done(f"{account.username} is now {account.role}.")
@@ -76,20 +81,20 @@ with st.form("accounts_password_form", clear_on_submit=True):
     new_password = st.text_input("New password", type="password", key="accounts_password")
     set_password = st.form_submit_button("Set password", key="accounts_password_submit")
 if set_password and target:
-    ok, _ = ui.call(access.set_account_password, db, actor, target, new_password)
+    ok, _ = ui.call(access_admin.set_account_password, db, actor, target, new_password)
     if ok:
         _done(f"Password set for {target}.")
 row = st.columns(3)
 if row[0].button("Disable", key="accounts_disable", disabled=not target):
-    ok, _ = ui.call(access.disable_account, db, actor, target)
+    ok, _ = ui.call(access_admin.disable_account, db, actor, target)
     if ok:
         _done(f"Disabled {target}.")
 if row[1].button("Enable (and unlock)", key="accounts_enable", disabled=not target):
-    ok, _ = ui.call(access.enable_account, db, actor, target)
+    ok, _ = ui.call(access_admin.enable_account, db, actor, target)
     if ok:
         _done(f"Enabled {target}.")
 confirm = row[2].checkbox("I really want to delete it", key="accounts_delete_confirm")
 if row[2].button("Delete", key="accounts_delete", disabled=not (target and confirm)):
-    ok, _ = ui.call(access.delete_account, db, actor, target)
+    ok, _ = ui.call(access_admin.delete_account, db, actor, target)
     if ok:
         _done(f"Deleted {target}.")

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access
+from auditor.access import officer as access
 
 actor = ui.page_actor(ui.OFFICER_ROLES)
 db = ui.store()

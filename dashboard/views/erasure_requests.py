@@ -13,8 +13,7 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access_erasure
-from auditor.erasure import verify_receipt
+from auditor.access import erasure as access_erasure
 
 FLASH_KEY = "_erasure_flash"
 
@@ -122,7 +121,8 @@ else:
         )
         st.text(
             f"status {receipt.get('status')} · verification {verdict} · "
-            f"receipt hash {'matches' if verify_receipt(receipt) else 'DOES NOT match'}"
+            "receipt hash "
+            + ("matches" if access_erasure.verify_receipt(receipt) else "DOES NOT match")
         )
         st.download_button(
             "Download receipt (JSON)",

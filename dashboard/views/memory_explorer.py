@@ -15,9 +15,9 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access
+from auditor.access import officer as access
+from auditor.access import review as access_review
 from auditor.records import STATUSES
-from auditor.source_state import display_status
 
 ANY = "(any)"
 RESULT_KEY = "_explorer_result"
@@ -31,7 +31,7 @@ LINKED_KEY = "_explorer_linked"
 
 def _findings_of(memory_id: str) -> None:
     """The memory's open findings, each a link back to the review queue."""
-    ok, found = ui.call(access.memory_findings, db, actor, memory_id)
+    ok, found = ui.call(access_review.memory_findings, db, actor, memory_id)
     if not ok or found is None:
         return
     if not found:
@@ -140,7 +140,7 @@ table = pd.DataFrame(
             "subject": m["subject"],
             # "quarantined (held in memaudit, still live in the source (failed))" while a
             # write-back has not reached the source (docs/sources.md, reconciliation)
-            "status": display_status(m["status"], m.get("extra")),
+            "status": access.display_status(m["status"], m.get("extra")),
             "category": m["category"],
             "namespace": m["namespace"],
             "tier": m["trust_tier"],

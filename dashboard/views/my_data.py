@@ -13,7 +13,8 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access, access_erasure
+from auditor.access import erasure as access_erasure
+from auditor.access import user as access_user
 
 FLASH_KEY = "_my_data_flash"
 CONFIRM_WORD = "ERASE"
@@ -37,7 +38,7 @@ def _my_export() -> bytes:
     # Runs when the button is clicked (a deferred download): the service checks the
     # account again and records the export. The file is not kept in the session, so no
     # download address stays valid until sign-out.
-    data = access.export_my_data(db, actor)
+    data = access_user.export_my_data(db, actor)
     return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
 
 

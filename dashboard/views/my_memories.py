@@ -2,7 +2,7 @@
 
 Only the signed-in user's own subject is ever asked for: the services take it from the
 account, and a memory id typed here or passed as ``?memory=ID`` that is not one of theirs
-is refused (and recorded as ``access.denied``) by :func:`auditor.access.my_memory`.
+is refused (and recorded as ``access.denied``) by :func:`auditor.access.user.my_memory`.
 
 Plain words: where a memory came from and why it was flagged are said the way a person
 would (:data:`SOURCE_WORDS`, :data:`FLAG_WORDS`), and each action says what it will do. A
@@ -16,7 +16,7 @@ from __future__ import annotations
 import streamlit as st
 import ui
 
-from auditor import access
+from auditor.access import user as access_user
 from auditor.errors import AccessDenied, MemauditError
 
 OPEN_KEY = "mm_open_id"
@@ -146,7 +146,7 @@ def _detail(memory: dict[str, object]) -> None:
             new_fact = st.text_area("What is true instead", key=f"mm_correct_text_{wid}")
             correct = st.form_submit_button("Correct it", key=f"mm_correct_submit_{wid}")
         if correct:
-            ok, new = ui.call(access.correct_my_memory, db, actor, mid, new_fact)
+            ok, new = ui.call(access_user.correct_my_memory, db, actor, mid, new_fact)
             if ok and new is not None:
                 removed = " The old text was removed." if new.get("removed_old_text") else ""
                 st.session_state[FLASH_KEY] = (
@@ -166,7 +166,7 @@ def _detail(memory: dict[str, object]) -> None:
             key=confirm_key,
         )
         if row[1].button("Delete", key=f"mm_delete_{wid}", disabled=not sure):
-            ok, _ = ui.call(access.delete_my_memory, db, actor, mid)
+            ok, _ = ui.call(access_user.delete_my_memory, db, actor, mid)
             _forget_confirmations()
             if ok:
                 st.session_state[FLASH_KEY] = "Deleted at your request."
@@ -187,7 +187,7 @@ if memory_id:
         memory = None
     else:
         try:
-            memory = access.my_memory(db, actor, memory_id, ui.rule_pack(db))
+            memory = access_user.my_memory(db, actor, memory_id, ui.rule_pack(db))
         except AccessDenied as exc:
             st.session_state[DENIED_KEY] = (memory_id, str(exc))
             st.error(f"Access denied: {ui.esc(str(exc))}", icon=":material/block:")
@@ -201,7 +201,7 @@ if memory_id:
 
 # -- everything, grouped -----------------------------------------------------------------------
 
-ok, data = ui.call(access.my_memories, db, actor, ui.rule_pack(db))
+ok, data = ui.call(access_user.my_memories, db, actor, ui.rule_pack(db))
 if not ok or data is None:
     st.stop()
 counts = data["counts"]

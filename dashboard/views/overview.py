@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor.rules import CATEGORIES
+from auditor.rulepack.pack import CATEGORIES
 
 SEVERITY_COLOURS = {"critical": "#7f0000", "high": "#d7301f", "medium": "#fc8d59", "low": "#fdcc8a"}
 

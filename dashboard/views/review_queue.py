@@ -1,6 +1,6 @@
 """Review queue (officers): a master-detail queue worked from the keyboard.
 
-* **List**: one page of findings from :func:`auditor.access.review_queue` (filtered, sorted
+* **List**: one page of findings from :func:`auditor.access.officer.review_queue` (filtered, sorted
   and paged in the database; most severe first by default), with the columns a reviewer
   reads first: severity, rule title, subject, a one-line reason and the redacted snippet.
   Selecting a row (Streamlit's dataframe row selection) opens it; selecting several makes
@@ -13,8 +13,8 @@
   known false positives or typed), quarantine and escalate, on buttons with one-key
   shortcuts (:func:`ui.hotkeys`: j/k, a, r, d, q, e; y confirms). After an action the
   next finding opens. Quarantine and every bulk action are previewed first
-  (:func:`auditor.access.preview_action`) and run only when confirmed. Every action is
-  idempotent (``auditor.review_actions``): asking for a state a memory is already in
+  (:func:`auditor.access.review.preview_action`) and run only when confirmed. Every action is
+  idempotent (``auditor.scan.review``): asking for a state a memory is already in
   succeeds and says so.
 
 The finding in view is in the URL (``?finding=ID``), so a link or a reload opens it.
@@ -29,11 +29,11 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor import access
+from auditor.access import officer as access
+from auditor.access import review as access_review
 from auditor.config import TIERS
-from auditor.findings import STATUSES
-from auditor.review_actions import ACTION_HELP
-from auditor.rules import CATEGORIES, SEVERITIES
+from auditor.rulepack.pack import CATEGORIES, SEVERITIES
+from auditor.vocab import FINDING_STATUSES as STATUSES
 
 ANY = "(any)"
 FLASH_KEY = "_queue_flash"
@@ -280,7 +280,7 @@ if len(selected) > 1:
         bulk_action = bulk_cols[0].selectbox(
             "Bulk action",
             ["acknowledge", "resolve", "dismiss", "quarantine", "restore", "escalate", "reopen"],
-            format_func=lambda a: f"{a}: {ACTION_HELP.get(a, '')}",
+            format_func=lambda a: f"{a}: {access.ACTION_HELP.get(a, '')}",
             key="bulk_action",
         )
         bulk_reason = bulk_cols[1].text_input(
@@ -381,7 +381,7 @@ reason_cols[1].text_input(
 pending = st.session_state.get(PENDING_KEY)
 if pending is not None:
     scope, action, targets, pending_reason = pending
-    ok, preview = ui.call(access.preview_action, db, actor, targets, action)
+    ok, preview = ui.call(access_review.preview_action, db, actor, targets, action)
     if ok and preview is not None:
         with st.container(border=True, key="queue_confirm"):
             st.warning(f"This {ui.esc(preview.sentence())}.", icon=":material/preview:")
@@ -482,7 +482,7 @@ with st.expander("More actions on this finding", key="queue_more_actions"):
         action = st.selectbox(
             "Action",
             access.ACTIONS,
-            format_func=lambda a: f"{a}: {ACTION_HELP.get(a, '')}",
+            format_func=lambda a: f"{a}: {access.ACTION_HELP.get(a, '')}",
             key="detail_action",
         )
         reason = st.text_input(

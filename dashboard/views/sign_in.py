@@ -7,8 +7,8 @@ import json
 import streamlit as st
 import ui
 
-from auditor import accounts
-from auditor.erasure import verify_receipt
+from auditor.access import accounts
+from auditor.access import erasure as access_erasure
 from auditor.errors import AuthError
 
 db = ui.store()
@@ -37,7 +37,7 @@ if receipt is not None:
     )
     st.caption(
         f"Receipt hash {ui.esc(receipt.get('receipt_sha256', ''))}; "
-        f"{'verifies' if verify_receipt(receipt) else 'DOES NOT verify'}."
+        f"{'verifies' if access_erasure.verify_receipt(receipt) else 'DOES NOT verify'}."
     )
 
 with st.form("sign_in_form", clear_on_submit=True):

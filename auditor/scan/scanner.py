@@ -1,0 +1,1154 @@
+"""The scan engine: select -> detect -> dedupe findings -> act -> record.
+
+* **Incremental** by default: memories memaudit wrote since the last scan's watermark
+  (``changed_at``), memories whose ``expires_at`` passed since then, and, for rules that
+  compare memories of a subject (contradictions, duplicates, chains), every memory of each
+  subject that has a changed memory. **Full** on demand, and automatically when the rule
+  pack changed since the last scan (its hash is part of the watermark).
+* Findings are deduplicated by fingerprint across runs: a re-scan of an unchanged store
+  creates nothing. A finding whose memory changed or no longer triggers the rule is
+  resolved automatically (with an audit event); a finding a reviewer dismissed stays
+  dismissed.
+* Automatic actions (quarantine, expire, supersede) go through the lifecycle module, in the
+  same transaction as the finding that caused them, so they are applied exactly once.
+* Every scan is recorded: counts per rule, errors (a detector crashing on one memory is an
+  error for that memory and rule; the scan goes on), rule-pack hash, duration.
+* **Shards.** A run is split into shards by a hash of the subject (:func:`shard_of`). A shard
+  is scanned in batches of subjects; each batch commits its findings, actions and the
+  shard's cursor and counts in one transaction, under the shard's owner token. A shard
+  taken over after a crash resumes after its cursor: every memory is scanned exactly once
+  per run. The run is complete when all its shards are; whoever finishes the last shard
+  writes the run's totals and moves the watermark. :meth:`Scanner.run` runs the shards in
+  this process and, with ``scan_workers`` above 1 (default: one per core), in worker
+  processes (``auditor.scan.workers``); the daemon on PostgreSQL hands them to any replica
+  (``auditor.scan.shards``). A run whose process was killed is closed as ``interrupted`` by the
+  next scan (``auditor.scan.stale``).
+* **Big subjects in windows.** Memory is bounded by the batch, not by the largest subject:
+  a subject of more than ``SUBJECT_WINDOW`` (2,000) memories is scanned in chunks of that
+  many, in memory-id order; each chunk commits with the cursor ``subject\x1flast id`` (the
+  unit separator: a control character, so never part of a subject or memory id, and legal
+  in PostgreSQL text, unlike NUL; a crash resumes inside the subject, exactly once).
+  Per-memory rules see every memory once, as before. Subject rules (contradictions,
+  duplicates, chains) see the chunk plus the
+  ``WINDOW_OVERLAP`` (500) memories before it, and keep what involves the chunk. Known gap:
+  two memories of one big subject more than a window apart in id order (at least 500, at
+  most 2,500 memories) are never compared, and a duplicate cluster that spans windows is
+  reported as the pairs each window sees. Subjects up to 2,000 memories are analysed whole,
+  exactly as before.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import gc
+import hashlib
+import os
+import socket
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session, selectinload
+from ulid import ULID
+
+from auditor.detectors.base import DetectContext, Detection, MemoryView
+from auditor.errors import LifecycleError, MemauditError
+from auditor.lifecycle import audit_log
+from auditor.lifecycle import machine as lifecycle
+from auditor.rulepack.engine import Engine, EngineError, Hit
+from auditor.rulepack.pack import Rule, RulePack
+from auditor.scan import workers as scan_workers
+from auditor.scan.evidence import EvidenceMasker, evidence_for
+from auditor.scan.findings import fingerprint
+from auditor.scan.runs import (
+    ACTOR,
+    DISPATCH_INLINE,
+    MAX_ERRORS_KEPT,
+    SHARD_DONE,
+    SHARD_FAILED,
+    SHARD_PENDING,
+    SHARD_RUNNING,
+    SUMMED,
+    WATERMARK,
+    close_run,
+    merge_counts,
+)
+from auditor.scan.stale import owner_record, reap_stale_runs
+from auditor.store.db import Database
+from auditor.store.models import (
+    Consent,
+    Finding,
+    FindingMemory,
+    FindingStatus,
+    Memory,
+    ScanRun,
+    ScanShard,
+    SourceWatermark,
+)
+from auditor.store.types import utcnow
+
+__all__ = ["ScanSummary", "Scanner", "ShardLost", "ShardOutcome", "shard_of"]
+
+log = structlog.get_logger(__name__)
+
+#: Columns read into :class:`MemoryView` (memory_id first).
+_VIEW_COLUMNS = (
+    "memory_id",
+    "subject",
+    "fact",
+    "trust_tier",
+    "namespace",
+    "kind",
+    "category",
+    "source_type",
+    "source_uri",
+    "status",
+    "supersedes",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "confidence",
+    "content_hash",
+    "origin",
+    "access_count",
+    "extra",
+)
+SUBJECT_BATCH = 200
+#: A subject with more memories than this is scanned in windows of this many (see above).
+SUBJECT_WINDOW = 2000
+#: Memories before a window's own chunk that its subject rules compare it with.
+WINDOW_OVERLAP = 500
+_MASKED_CATEGORIES = frozenset({"sensitive", "secret"})
+_OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
+
+Progress = Callable[[int], None]
+
+
+def shard_of(subject: str, shards: int) -> int:
+    """The shard a subject belongs to: a stable hash of the subject, modulo ``shards``."""
+    digest = hashlib.blake2b(subject.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % shards
+
+
+class ShardLost(MemauditError):
+    """Another attempt took the shard over (this one was presumed dead): stop, write nothing."""
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    """How one attempt at a shard ended: ``done``, ``released`` (asked to stop; the next
+    attempt resumes after the cursor), ``lost`` (taken over) or ``gone`` (the run is over).
+    """
+
+    run_id: int
+    shard: int
+    status: str
+    memories_scanned: int = 0
+
+
+@dataclass
+class ScanSummary:
+    """What one scan did (for a sharded run: the totals over its shards)."""
+
+    run_id: int
+    mode: str
+    rule_pack_hash: str
+    memories_scanned: int = 0
+    subjects_scanned: int = 0
+    findings_new: int = 0
+    findings_seen: int = 0
+    findings_reopened: int = 0
+    findings_resolved: int = 0
+    findings_allowed: int = 0
+    actions: dict[str, int] = field(default_factory=dict)
+    action_errors: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    error_count: int = 0
+    by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+    open_by_severity: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+    complete: bool = False
+    status: str = "running"
+    shards_total: int = 1
+    shards_done: int = 0
+    shards_failed: list[int] = field(default_factory=list)
+
+    def count(self, rule_id: str, what: str) -> None:
+        """Count one event of ``what`` (new, seen, resolved) for a rule."""
+        per = self.by_rule.setdefault(rule_id, {})
+        per[what] = per.get(what, 0) + 1
+
+    def counts(self) -> dict[str, Any]:
+        """The additive part of the summary (what a batch adds to its shard's counts)."""
+        data = self.as_dict()
+        return {k: data[k] for k in (*SUMMED, "actions", "by_rule", "errors")}
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "status": self.status,
+            "complete": self.complete,
+            "shards": {
+                "total": self.shards_total,
+                "done": self.shards_done,
+                "failed": list(self.shards_failed),
+            },
+            "rule_pack_hash": self.rule_pack_hash,
+            "memories_scanned": self.memories_scanned,
+            "subjects_scanned": self.subjects_scanned,
+            "findings_new": self.findings_new,
+            "findings_seen": self.findings_seen,
+            "findings_reopened": self.findings_reopened,
+            "findings_resolved": self.findings_resolved,
+            "findings_allowed_by_consent": self.findings_allowed,
+            "actions": self.actions,
+            "action_errors": self.action_errors,
+            "errors": self.errors,
+            "error_count": self.error_count,
+            "by_rule": self.by_rule,
+            "open_by_severity": self.open_by_severity,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_run(cls, run: ScanRun) -> ScanSummary:
+        """The summary recorded for a run (its totals over the shards committed so far)."""
+        counts = run.counts or {}
+        shards = counts.get("shards") or {}
+        summary = cls(run.id, run.mode, run.rule_pack_hash or "")
+        for name in SUMMED:
+            attr = "findings_allowed" if name == "findings_allowed_by_consent" else name
+            setattr(summary, attr, int(counts.get(name) or 0))
+        summary.actions = dict(counts.get("actions") or {})
+        summary.by_rule = dict(counts.get("by_rule") or {})
+        summary.open_by_severity = dict(counts.get("open_by_severity") or {})
+        summary.errors = list((run.errors or {}).get("first") or [])
+        summary.duration_s = float(run.duration_s or 0.0)
+        summary.status = run.status
+        summary.complete = run.status == "completed"
+        summary.shards_total = int(shards.get("total") or run.shard_count or 1)
+        summary.shards_done = int(shards.get("done") or 0)
+        summary.shards_failed = list(shards.get("failed") or [])
+        return summary
+
+
+@dataclass
+class _Selection:
+    full: bool
+    since: datetime | None
+    now: datetime
+
+
+@dataclass(frozen=True)
+class _ShardJob:
+    """Who scans which shard of which run, and how: what every unit of a shard needs."""
+
+    run_id: int
+    shard: int
+    owner: str
+    sel: _Selection
+    progress: Progress | None
+
+
+class _Window:
+    """One window of a big subject: ``ids`` loaded (the overlap, then the chunk), in
+    memory-id order; ``chunk`` the memories this window evaluates; ``first``: no overlap."""
+
+    __slots__ = ("chunk", "first", "ids")
+
+    def __init__(self, ids: list[str], chunk: list[str], first: bool) -> None:
+        self.ids = ids
+        self.chunk = frozenset(chunk)
+        self.first = first
+
+
+def worker_name() -> str:
+    """This process, as named in shard rows: host and pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:200]
+
+
+class Scanner:
+    """Scans one store with one rule pack.
+
+    Args:
+        db: the store.
+        pack: the rule pack.
+        judge: an optional LLM judge handed to detectors.
+        now: the scan time (default: now); expiry is judged against it.
+    """
+
+    def __init__(
+        self, db: Database, pack: RulePack, judge: Any = None, now: datetime | None = None
+    ) -> None:
+        self.db = db
+        self.settings = db.settings
+        self.pack = pack
+        self.rules = pack.active()
+        self.engine = Engine(self.rules)
+        self.rules_by_id = {r.id: r for r in self.rules}
+        self.subject_rule_ids = frozenset(r.id for g in self.engine.subject_groups for r in g.rules)
+        self.judge = judge
+        self.now = now
+        #: masks every personal-data and secret span in finding snippets (auditor.scan.evidence)
+        self.masker = EvidenceMasker(self.settings)
+        self._judge_run: int | None = None
+
+    # -- public ---------------------------------------------------------------------------
+
+    def run(
+        self,
+        *,
+        full: bool = False,
+        progress: Progress | None = None,
+        total: Callable[[int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        shards: int | None = None,
+        workers: int | None = None,
+    ) -> ScanSummary:
+        """Run one scan: its shards here, or in worker processes (see :meth:`execute`).
+
+        A run left ``running`` by a scan whose process is gone is closed as
+        ``interrupted`` first (:mod:`auditor.scan.stale`).
+
+        Args:
+            full: scan every memory, not only what changed.
+            progress: called with the number of memories done after each batch.
+            total: called once with the number of memories to scan (for a progress bar).
+            should_stop: asked between batches: when it says yes, the scan stops as
+                ``interrupted``; what it wrote is kept (batches commit whole) and the
+                watermark does not move, so the next scan redoes the rest.
+            shards: how many shards (default: the ``scan_shards`` setting).
+            workers: worker processes (default: the ``scan_workers`` setting).
+        """
+        reap_stale_runs(self.db, self.settings)  # killed scans' runs: closed, not "running"
+        run_id = self.start(full=full, shards=shards, dispatch=DISPATCH_INLINE)
+        try:
+            if total is not None:
+                total(self.planned(run_id))
+            finished = self.execute(
+                run_id, should_stop=should_stop, progress=progress, workers=workers
+            )
+            if not finished:
+                self._end_run(run_id, "interrupted")
+        except KeyboardInterrupt:
+            self._end_run(run_id, "interrupted")
+            raise
+        except BaseException:
+            self._end_run(run_id, "failed")
+            raise
+        return self.summary(run_id)
+
+    def start(
+        self,
+        *,
+        full: bool = False,
+        shards: int | None = None,
+        dispatch: str = DISPATCH_INLINE,
+        targeted: bool = False,
+    ) -> int:
+        """Record a new run and its shards (all pending); returns the run id.
+
+        Incremental runs with few changed subjects get fewer shards: a shard is worth at
+        least one batch of subjects.
+        """
+        now = self.now or utcnow()
+        selection = self._selection(full or targeted, now)
+        mode = "targeted" if targeted else "full" if selection.full else "incremental"
+        wanted = 1 if targeted else shards or self.settings.scan_shards
+        with self.db.session() as session:
+            q = select(func.count(func.distinct(Memory.subject)))
+            if not selection.full:
+                q = q.where(self._changed_filter(selection))
+            subjects = int(session.scalar(q) or 0)
+        count = max(1, min(wanted, -(-subjects // SUBJECT_BATCH)))
+        with self.db.write() as session:
+            run = ScanRun(
+                mode=mode,
+                rule_pack_hash=self.pack.sha256,
+                started_at=now,
+                since=selection.since,
+                shard_count=count,
+                dispatch=dispatch,
+                counts={
+                    "shards": {"total": count, "done": 0, "failed": []},
+                    "owner": owner_record(),  # who to ask whether the run is still alive
+                },
+            )
+            session.add(run)
+            session.flush()
+            run_id = run.id
+            session.add_all(
+                ScanShard(run_id=run_id, shard=i, status=SHARD_PENDING, counts={})
+                for i in range(count)
+            )
+        self._start_judge(run_id)
+        log.info(
+            "scan_started",
+            run_id=run_id,
+            mode=mode,
+            rules=len(self.rules),
+            shards=count,
+            dispatch=dispatch,
+        )
+        return run_id
+
+    def planned(self, run_id: int) -> int:
+        """How many memories a run will scan (for a progress bar)."""
+        with self.db.session() as session:
+            run = session.get(ScanRun, run_id)
+            if run is None:
+                return 0
+            sel = _Selection(run.mode != "incremental", run.since, run.started_at)
+            q = select(func.count()).select_from(Memory)
+            if not sel.full:
+                q = q.where(self._changed_filter(sel))
+            return int(session.scalar(q) or 0)
+
+    def execute(
+        self,
+        run_id: int,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> bool:
+        """Scan every shard of a run that is not done; True when the run is over.
+
+        With ``workers`` (default: the ``scan_workers`` setting, 0 = one per core) above 1
+        and more than one open shard, the shards go to worker processes
+        (:mod:`auditor.scan.workers`); otherwise they are scanned here, one after another.
+        """
+        with self.db.session() as session:
+            pending = list(
+                session.scalars(
+                    select(ScanShard.shard)
+                    .where(ScanShard.run_id == run_id, ScanShard.status != SHARD_DONE)
+                    .order_by(ScanShard.shard)
+                )
+            )
+        count = workers if workers is not None else scan_workers.worker_count(self.settings)
+        count = max(1, min(count, len(pending)))
+        if count > 1 and scan_workers.can_use_workers(self):
+            return scan_workers.run_in_workers(
+                self, run_id, pending, count, should_stop=should_stop, progress=progress
+            )
+        for shard in pending:
+            outcome = self.scan_shard(run_id, shard, should_stop=should_stop, progress=progress)
+            if outcome.status == "released":
+                return False
+        return True
+
+    def run_subjects(self, subjects: Sequence[str]) -> ScanSummary:
+        """Scan every memory of these subjects now (a ``targeted`` run, here).
+
+        Used when new knowledge concerns a few subjects (judge verdicts collected from a
+        batch). The incremental watermark does not move.
+        """
+        run_id = self.start(targeted=True, dispatch=DISPATCH_INLINE)
+        try:
+            self.scan_shard(run_id, 0, only=subjects)
+        except BaseException:
+            self._end_run(run_id, "failed")
+            raise
+        return self.summary(run_id)
+
+    def summary(self, run_id: int) -> ScanSummary:
+        """The run's summary as recorded in the store."""
+        with self.db.session() as session:
+            run = session.get(ScanRun, run_id)
+            if run is None:
+                raise MemauditError(f"no scan run {run_id}")
+            return ScanSummary.from_run(run)
+
+    # -- one shard ------------------------------------------------------------------------
+
+    def scan_shard(
+        self,
+        run_id: int,
+        shard: int,
+        *,
+        owner: str | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Progress | None = None,
+        only: Sequence[str] | None = None,
+    ) -> ShardOutcome:
+        """Take a shard of a run (from whoever held it) and scan it from its cursor on.
+
+        Args:
+            run_id: the run.
+            shard: the shard number.
+            owner: this attempt's token (default: a fresh one).
+            should_stop: asked between batches; yes releases the shard (pending again).
+            progress: called with the number of memories done after each batch.
+            only: scan these subjects instead of the shard's (a targeted run).
+
+        Returns:
+            How the attempt ended (see :class:`ShardOutcome`).
+        """
+        owner = owner or f"{worker_name()}:{ULID()}"
+        claimed = self._claim(run_id, shard, owner)
+        if claimed is None:
+            return ShardOutcome(run_id, shard, "gone")
+        sel, count, cursor = claimed
+        gc.freeze()  # see run(): detectors' long-lived state is not re-walked by the GC
+        done = 0
+        try:
+            candidates = set(only) if only is not None else self._subjects(sel)
+            # a cursor "subject\x1fmemory id": that big subject was left half done
+            partial, _, after = (cursor or "").partition("\x1f")
+            subjects = sorted(
+                s
+                for s in candidates
+                if (only is not None or shard_of(s, count) == shard)
+                and (cursor is None or s > cursor or (after and s == partial))
+            )
+            for start in range(0, len(subjects), SUBJECT_BATCH):
+                for unit in self._units(subjects[start : start + SUBJECT_BATCH]):
+                    if should_stop is not None and should_stop():
+                        self._release(run_id, shard, owner)
+                        return ShardOutcome(run_id, shard, "released", done)
+                    job = _ShardJob(run_id, shard, owner, sel, progress)
+                    if isinstance(unit, str):  # one big subject, window after window
+                        resume = after if after and unit == partial else None
+                        n, stopped = self._scan_big(job, unit, resume, should_stop)
+                        done += n
+                        if stopped:
+                            self._release(run_id, shard, owner)
+                            return ShardOutcome(run_id, shard, "released", done)
+                        continue
+                    n = self._scan_unit(job, unit, unit[-1])
+                    done += n
+        except ShardLost:
+            log.warning("shard_lost", run_id=run_id, shard=shard)
+            return ShardOutcome(run_id, shard, "lost", done)
+        finally:
+            gc.unfreeze()
+        self._complete(run_id, shard, owner)
+        return ShardOutcome(run_id, shard, "done", done)
+
+    def _units(self, batch: Sequence[str]) -> Iterator[list[str] | str]:
+        """A batch of subjects as runs of small subjects and, alone, each big subject."""
+        with self.db.session() as session:
+            big = {
+                subject
+                for subject, n in session.execute(
+                    select(Memory.subject, func.count())
+                    .where(Memory.subject.in_(batch))
+                    .group_by(Memory.subject)
+                )
+                if n > SUBJECT_WINDOW
+            }
+        run: list[str] = []
+        for subject in batch:
+            if subject in big:
+                if run:
+                    yield run
+                    run = []
+                yield subject
+            else:
+                run.append(subject)
+        if run:
+            yield run
+
+    def _scan_unit(
+        self, job: _ShardJob, subjects: Sequence[str], cursor: str, window: _Window | None = None
+    ) -> int:
+        """Scan subjects (or one window of a big one); commit with the shard's cursor."""
+        batch = ScanSummary(job.run_id, "full" if job.sel.full else "incremental", self.pack.sha256)
+        n = self._scan_subjects(
+            job.run_id,
+            subjects,
+            job.sel,
+            batch,
+            commit=functools.partial(
+                self._advance,
+                run_id=job.run_id,
+                shard=job.shard,
+                owner=job.owner,
+                last_subject=cursor,
+                batch=batch,
+            ),
+            window=window,
+        )
+        if job.progress is not None:
+            job.progress(n)
+        return n
+
+    def _scan_big(
+        self,
+        job: _ShardJob,
+        subject: str,
+        after: str | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> tuple[int, bool]:
+        """Scan a subject of more than ``SUBJECT_WINDOW`` memories in windows (see the
+        module docstring); each window commits with the cursor ``subject\x1flast id``.
+        Returns the memories scanned and whether a stop was asked between windows."""
+        with self.db.session() as session:
+            ids = list(
+                session.scalars(
+                    select(Memory.memory_id)
+                    .where(Memory.subject == subject)
+                    .order_by(Memory.memory_id)
+                )
+            )
+        begin = bisect.bisect_right(ids, after) if after is not None else 0
+        done = 0
+        for k in range(begin, len(ids), SUBJECT_WINDOW):
+            if k > begin and should_stop is not None and should_stop():
+                return done, True
+            chunk = ids[k : k + SUBJECT_WINDOW]
+            last = k + SUBJECT_WINDOW >= len(ids)
+            window = _Window(ids[max(0, k - WINDOW_OVERLAP) : k + SUBJECT_WINDOW], chunk, k == 0)
+            cursor = subject if last else f"{subject}\x1f{chunk[-1]}"
+            done += self._scan_unit(job, [subject], cursor, window)
+        return done, False
+
+    def fail_shard(self, run_id: int, shard: int, error: str) -> None:
+        """Give a shard up for this run (its retries are spent); the run ends as failed."""
+        with self.db.write() as session:
+            row = session.get(ScanShard, (run_id, shard), with_for_update=True)
+            if row is None or row.status == SHARD_DONE:
+                return
+            row.status = SHARD_FAILED
+            row.owner = None
+            row.finished_at = utcnow()
+            row.counts = {**(row.counts or {}), "failure": error[:300]}
+            self._maybe_finish(session, run_id)
+
+    def _start_judge(self, run_id: int) -> None:
+        if self.judge is not None and hasattr(self.judge, "start_scan"):
+            if self._judge_run != run_id:
+                self.judge.start_scan()  # a fresh per-scan call and token budget
+                self._judge_run = run_id
+
+    def _claim(
+        self, run_id: int, shard: int, owner: str
+    ) -> tuple[_Selection, int, str | None] | None:
+        with self.db.write() as session:
+            run = session.get(ScanRun, run_id)
+            row = session.get(ScanShard, (run_id, shard), with_for_update=True)
+            if run is None or row is None or run.status != "running" or row.status == SHARD_DONE:
+                return None
+            now = utcnow()
+            row.owner = owner
+            row.status = SHARD_RUNNING
+            row.worker = worker_name()
+            row.attempts += 1
+            row.started_at = row.started_at or now
+            row.heartbeat_at = now
+            sel = _Selection(run.mode != "incremental", run.since, run.started_at)
+            if run.rule_pack_hash != self.pack.sha256:
+                # an operator changed the rules while the run was going: this shard uses the
+                # pack this process has; the run is marked so the next scan is a full one
+                row.counts = {**(row.counts or {}), "rule_pack_hash": self.pack.sha256}
+            claimed = (sel, run.shard_count, row.cursor)
+        self._start_judge(run_id)
+        return claimed
+
+    def _owned(self, session: Session, run_id: int, shard: int, owner: str) -> ScanShard:
+        row = session.get(ScanShard, (run_id, shard), with_for_update=True, populate_existing=True)
+        if row is None or row.owner != owner:
+            raise ShardLost(f"shard {shard} of scan run {run_id} was taken over")
+        return row
+
+    def _advance(
+        self,
+        session: Session,
+        run_id: int,
+        shard: int,
+        owner: str,
+        last_subject: str,
+        batch: ScanSummary,
+    ) -> None:
+        """In the batch's own transaction: move the shard's cursor and add its counts."""
+        row = self._owned(session, run_id, shard, owner)
+        row.cursor = last_subject
+        row.memories_scanned += batch.memories_scanned
+        row.counts = merge_counts(row.counts or {}, batch.counts())
+        row.heartbeat_at = utcnow()
+
+    def _release(self, run_id: int, shard: int, owner: str) -> None:
+        with self.db.write() as session:
+            try:
+                row = self._owned(session, run_id, shard, owner)
+            except ShardLost:
+                return
+            row.status = SHARD_PENDING
+            row.owner = None
+        log.info("shard_released", run_id=run_id, shard=shard)
+
+    def _complete(self, run_id: int, shard: int, owner: str) -> None:
+        with self.db.write() as session:
+            try:
+                row = self._owned(session, run_id, shard, owner)
+            except ShardLost:
+                return
+            row.status = SHARD_DONE
+            row.owner = None
+            row.finished_at = utcnow()
+            self._maybe_finish(session, run_id)
+        log.info("shard_finished", run_id=run_id, shard=shard)
+
+    # -- end of a run ---------------------------------------------------------------------
+
+    def _end_run(self, run_id: int, status: str) -> None:
+        """End a run that will not complete (interrupted, failed, abandoned)."""
+        with self.db.write() as session:
+            run = session.get(ScanRun, run_id, with_for_update=True)
+            if run is None or run.status != "running":
+                return
+            self._close(session, run, status)
+
+    def _maybe_finish(self, session: Session, run_id: int) -> None:
+        """When every shard of the run is done (or given up), close the run."""
+        run = session.get(ScanRun, run_id, with_for_update=True, populate_existing=True)
+        if run is None or run.status != "running":
+            return
+        states = list(session.scalars(select(ScanShard.status).where(ScanShard.run_id == run_id)))
+        if any(s in (SHARD_PENDING, SHARD_RUNNING) for s in states):
+            return
+        self._close(session, run, "completed" if SHARD_FAILED not in states else "failed")
+
+    def _close(self, session: Session, run: ScanRun, status: str) -> None:
+        close_run(session, self.settings, run, status)
+
+    # -- selection ------------------------------------------------------------------------
+
+    def _selection(self, full: bool, now: datetime) -> _Selection:
+        with self.db.session() as session:
+            mark = session.get(SourceWatermark, WATERMARK)
+        if full or mark is None or mark.details.get("rule_pack_hash") != self.pack.sha256:
+            return _Selection(True, None, now)
+        since = datetime.fromisoformat(str(mark.position))
+        return _Selection(False, since, now)
+
+    def _changed_filter(self, sel: _Selection) -> Any:
+        assert sel.since is not None
+        return or_(
+            Memory.changed_at > sel.since,
+            (Memory.expires_at > sel.since) & (Memory.expires_at <= sel.now),
+        )
+
+    def _subjects(self, sel: _Selection) -> list[str]:
+        with self.db.session() as session:
+            q = select(Memory.subject).distinct().order_by(Memory.subject)
+            if not sel.full:
+                q = q.where(self._changed_filter(sel))
+            return list(session.scalars(q))
+
+    # -- one batch of subjects -------------------------------------------------------------
+
+    def _scan_subjects(
+        self,
+        run_id: int,
+        subjects: Sequence[str],
+        sel: _Selection,
+        summary: ScanSummary,
+        commit: Callable[[Session], None] | None = None,
+        window: _Window | None = None,
+    ) -> int:
+        """Scan a batch of subjects; ``commit`` runs inside the batch's write transaction.
+
+        With ``window`` (one big subject): only the window's memories are loaded, only its
+        chunk is evaluated per memory, and subject rules keep what involves the chunk.
+        """
+        columns = [getattr(Memory, name) for name in _VIEW_COLUMNS]
+        with self.db.session() as session:
+            # plain rows, not ORM objects: the scan only reads, and this is its hottest query
+            if window is None:
+                rows = session.execute(
+                    select(*columns)
+                    .where(Memory.subject.in_(subjects))
+                    .order_by(Memory.subject, Memory.memory_id)
+                ).all()
+            else:
+                rows = []
+                for start in range(0, len(window.ids), 500):
+                    part = window.ids[start : start + 500]
+                    rows += session.execute(
+                        select(*columns)
+                        .where(Memory.memory_id.in_(part))
+                        .order_by(Memory.memory_id)
+                    ).all()
+            changed_ids: set[str] | None = None
+            if not sel.full:
+                changed_ids = set(
+                    session.scalars(
+                        select(Memory.memory_id).where(
+                            Memory.subject.in_(subjects), self._changed_filter(sel)
+                        )
+                    )
+                )
+            consents = _consents(session, subjects, sel.now)
+        focus: frozenset[str] | None = None if changed_ids is None else frozenset(changed_ids)
+        if window is not None:
+            if focus is not None:
+                focus = focus & window.chunk
+            elif not window.first:
+                focus = window.chunk  # pairs inside the overlap were the last window's
+            if changed_ids is not None:
+                changed_ids &= window.chunk
+            else:
+                changed_ids = set(window.chunk)
+        views = {row[0]: MemoryView(**dict(zip(_VIEW_COLUMNS, row, strict=True))) for row in rows}
+        by_subject: dict[str, list[MemoryView]] = defaultdict(list)
+        for v in views.values():
+            by_subject[v.subject].append(v)
+        ctx = DetectContext(
+            now=sel.now,
+            settings=self.settings,
+            consents=consents,
+            lookup=self._lookup,
+            judge=self.judge,
+            focus=focus,
+        )
+        hits: list[Hit] = []
+        errors: list[EngineError] = []
+        evaluated: set[str] = set()
+        for group in by_subject.values():
+            for v in group:
+                if changed_ids is None or v.memory_id in changed_ids:
+                    h, e = self.engine.run_memory(v, ctx)
+                    hits += h
+                    errors += e
+                    evaluated.add(v.memory_id)
+            h, e = self.engine.run_subject(group, ctx)
+            hits += h
+            errors += e
+        summary.memories_scanned += len(evaluated)
+        summary.subjects_scanned += len(by_subject) if window is None or window.first else 0
+        for err in errors:
+            summary.error_count += 1
+            if len(summary.errors) < MAX_ERRORS_KEPT:
+                summary.errors.append(
+                    {
+                        "rules": list(err.rule_ids),
+                        "memories": list(err.memory_ids)[:20],
+                        "error": err.error,
+                    }
+                )
+        self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
+        return len(evaluated)
+
+    def _lookup(self, memory_id: str) -> MemoryView | None:
+        with self.db.session() as session:
+            m = session.get(Memory, memory_id)
+            return MemoryView.from_model(m) if m is not None else None
+
+    # -- findings ---------------------------------------------------------------------------
+
+    def _record(
+        self,
+        run_id: int,
+        hits: Sequence[Hit],
+        views: dict[str, MemoryView],
+        evaluated_single: set[str],
+        focus: frozenset[str] | None,
+        now: datetime,
+        summary: ScanSummary,
+        commit: Callable[[Session], None] | None = None,
+    ) -> None:
+        merged: dict[str, tuple[Rule, list[Detection]]] = {}
+        for h in hits:
+            ids = h.detection.memory_ids
+            fp = fingerprint(
+                h.rule.id, ids, [views[i].content_hash if i in views else "" for i in ids]
+            )
+            if fp in merged:
+                merged[fp][1].append(h.detection)
+            else:
+                merged[fp] = (h.rule, [h.detection])
+        key = lifecycle.audit_key(self.settings)
+        evidence = self._new_evidence(merged, views)  # before the write: no lock held
+        with self.db.write() as session:
+            existing = (
+                {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
+            )
+            opened: list[str] = []
+            for fp, (rule, detections) in merged.items():
+                found = existing.get(fp)
+                if found is not None:
+                    found.last_seen = now
+                    found.scan_run_id = run_id
+                    if found.status == FindingStatus.RESOLVED.value and found.resolved_by == ACTOR:
+                        found.status = FindingStatus.OPEN.value
+                        found.resolved_by = found.resolved_at = found.resolution = None
+                        summary.findings_reopened += 1
+                        audit_log.append(
+                            session,
+                            actor=ACTOR,
+                            action="finding.reopened",
+                            target_type="finding",
+                            target_ids=[found.finding_id],
+                            details={"rule": rule.id, "scan_run": run_id},
+                            key=key,
+                        )
+                    summary.findings_seen += 1
+                    summary.count(rule.id, "seen")
+                    continue
+                finding = self._new_finding(
+                    session, run_id, fp, rule, detections, views, now, evidence.get(fp)
+                )
+                opened.append(finding.finding_id)
+                if finding.status == FindingStatus.SUPPRESSED.value:
+                    summary.findings_allowed += 1
+                    summary.count(rule.id, "allowed")
+                else:
+                    summary.findings_new += 1
+                    summary.count(rule.id, "new")
+                    self._act(session, rule, detections[0], finding, summary, now)
+            audit_log.append_chunked(
+                session,
+                actor=ACTOR,
+                action="finding.opened",
+                target_type="finding",
+                target_ids=opened,
+                details={"scan_run": run_id},
+                key=key,
+            )
+            self._auto_resolve(
+                session,
+                run_id,
+                set(merged),
+                views,
+                evaluated_single,
+                focus,
+                now,
+                summary,
+            )
+            if commit is not None:
+                commit(session)  # e.g. the shard's cursor: all of it commits, or none
+
+    def _evidence(
+        self, rule: Rule, detections: list[Detection], views: dict[str, MemoryView]
+    ) -> dict[str, Any]:
+        masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
+        return evidence_for(detections, views, mask_spans=masked, masker=self.masker)
+
+    def _new_evidence(
+        self, merged: dict[str, tuple[Rule, list[Detection]]], views: dict[str, MemoryView]
+    ) -> dict[str, dict[str, Any]]:
+        """Evidence of the findings not yet stored, built outside the write transaction
+        (masking runs detectors over each snippet's window: no lock is held meanwhile)."""
+        if not merged:
+            return {}
+        fps = list(merged)
+        known: set[str] = set()
+        with self.db.session() as session:
+            for start in range(0, len(fps), 500):
+                chunk = fps[start : start + 500]
+                known.update(
+                    session.scalars(
+                        select(Finding.fingerprint).where(Finding.fingerprint.in_(chunk))
+                    )
+                )
+        return {
+            fp: self._evidence(rule, detections, views)
+            for fp, (rule, detections) in merged.items()
+            if fp not in known
+        }
+
+    def _new_finding(
+        self,
+        session: Session,
+        run_id: int,
+        fp: str,
+        rule: Rule,
+        detections: list[Detection],
+        views: dict[str, MemoryView],
+        now: datetime,
+        evidence: dict[str, Any] | None = None,
+    ) -> Finding:
+        allowed = any(d.details.get("allowed_by_consent") for d in detections)
+        if evidence is None:  # a finding that was not new when evidence was built: rare
+            evidence = self._evidence(rule, detections, views)
+        finding = Finding(
+            finding_id=f"fnd_{ULID()}",
+            fingerprint=fp,
+            rule_id=rule.id,
+            category=rule.category,
+            severity=rule.severity,
+            status=FindingStatus.SUPPRESSED.value if allowed else FindingStatus.OPEN.value,
+            evidence=evidence,
+            first_seen=now,
+            last_seen=now,
+            scan_run_id=run_id,
+        )
+        if allowed:
+            finding.resolution = "allowed: the subject gave explicit consent for this category"
+            finding.resolved_by = ACTOR
+            finding.resolved_at = now
+        session.add(finding)
+        seen: set[str] = set()
+        for pos, mid in enumerate(detections[0].memory_ids):
+            if mid in seen or mid not in views:
+                continue
+            seen.add(mid)
+            session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
+        return finding  # flushed with the batch (the unit of work inserts them together)
+
+    def _act(
+        self,
+        session: Session,
+        rule: Rule,
+        detection: Detection,
+        finding: Finding,
+        summary: ScanSummary,
+        now: datetime,
+    ) -> None:
+        if rule.action == "flag":
+            return
+        touched: list[str] = []
+        reason = f"rule {rule.id}, finding {finding.finding_id}"
+        try:
+            with session.begin_nested():
+                if rule.action in ("quarantine", "expire"):
+                    fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
+                    for mid in dict.fromkeys(detection.memory_ids):
+                        fn(session, self.settings, mid, actor=ACTOR, reason=reason)
+                        touched.append(mid)
+                elif rule.action == "supersede":
+                    # {"action": "supersede", "supersede": newer id, "superseded": older id}
+                    plan = detection.details.get("suggested_resolution") or {}
+                    old, new = plan.get("superseded"), plan.get("supersede")
+                    if plan.get("action") != "supersede" or not (old and new):
+                        raise LifecycleError(
+                            "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
+                        )
+                    lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
+                    touched += [str(old), str(new)]
+                # The scan's own actions are not new content: stamp them with the scan's time
+                # so the next incremental scan (watermark = this scan's time) skips them.
+                session.execute(
+                    update(Memory)
+                    .where(Memory.memory_id.in_(touched))
+                    .values(changed_at=now)
+                    .execution_options(synchronize_session=False)
+                )
+        except LifecycleError as exc:
+            summary.action_errors += 1
+            finding.evidence = {
+                **finding.evidence,
+                "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
+            }
+            return
+        summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
+        finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
+
+    def _auto_resolve(
+        self,
+        session: Session,
+        run_id: int,
+        seen: set[str],
+        views: dict[str, MemoryView],
+        evaluated_single: set[str],
+        focus: frozenset[str] | None,
+        now: datetime,
+        summary: ScanSummary,
+    ) -> None:
+        """Resolve open findings that this scan re-evaluated and did not find again.
+
+        A per-memory rule's finding was re-evaluated when its memory was scanned. A subject
+        rule's finding was re-evaluated when its memories were loaded and, in an incremental
+        scan, one of them changed (pairs of unchanged memories wait for the next full scan).
+        """
+        ids = list(views) if focus is None else list(focus)
+        if not ids:
+            return
+        # First the ids of open findings on these memories that this batch did not see again
+        # (a light query), then the few full findings among them.
+        unseen: set[str] = set()
+        for start in range(0, len(ids), 500):
+            # status is filtered here, not in SQL: with it in the WHERE clause, SQLite (no
+            # statistics) drives the join from the status index and tests the id list per row
+            for finding_id, fp, status in session.execute(
+                select(Finding.finding_id, Finding.fingerprint, Finding.status)
+                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
+                .where(FindingMemory.memory_id.in_(ids[start : start + 500]))
+            ):
+                if status in _OPEN and fp not in seen:
+                    unseen.add(finding_id)
+        candidates: dict[str, Finding] = {}
+        pending = sorted(unseen)
+        for start in range(0, len(pending), 500):
+            for f in session.scalars(
+                select(Finding)
+                .options(selectinload(Finding.memories))
+                .where(Finding.finding_id.in_(pending[start : start + 500]))
+            ):
+                candidates[f.finding_id] = f
+        key = lifecycle.audit_key(self.settings)
+        resolved: list[str] = []
+        for f in candidates.values():
+            if f.fingerprint in seen:
+                continue
+            rule = self.rules_by_id.get(f.rule_id)
+            if rule is None:
+                continue  # rule removed or deprecated: leave the finding for a reviewer
+            mids = [link.memory_id for link in f.memories]
+            if rule.id in self.subject_rule_ids:
+                evaluated = all(m in views for m in mids) and (
+                    focus is None or not focus.isdisjoint(mids)
+                )
+            else:
+                evaluated = all(m in evaluated_single for m in mids)
+            if not evaluated:
+                continue
+            hashes = (f.evidence or {}).get("content_hashes", {})
+            changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
+            in_scope = all(
+                rule.applies(views[m].trust_tier, views[m].category, views[m].kind, views[m].status)
+                for m in mids
+                if m in views
+            )
+            if not (changed or in_scope):
+                continue  # e.g. quarantined by an action: stays open for a reviewer
+            f.status = FindingStatus.RESOLVED.value
+            f.resolved_by = ACTOR
+            f.resolved_at = now
+            f.resolution = (
+                "memory changed; the rule no longer fires"
+                if changed
+                else "the rule no longer fires on this memory"
+            )
+            resolved.append(f.finding_id)
+            summary.findings_resolved += 1
+            summary.count(f.rule_id, "resolved")
+        audit_log.append_chunked(
+            session,
+            actor=ACTOR,
+            action="finding.auto_resolved",
+            target_type="finding",
+            target_ids=resolved,
+            details={"scan_run": run_id},
+            key=key,
+        )
+
+
+def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
+    for start in range(0, len(fingerprints), 500):
+        yield from session.scalars(
+            select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + 500]))
+        )
+
+
+def _consents(
+    session: Session, subjects: Iterable[str], now: datetime
+) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for subject, category, revoked in session.execute(
+        select(Consent.subject, Consent.category, Consent.revoked_at).where(
+            Consent.subject.in_(list(subjects))
+        )
+    ):
+        if revoked is None or revoked > now:
+            out[subject].add(category)
+    return {k: frozenset(v) for k, v in out.items()}
