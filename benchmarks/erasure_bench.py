@@ -16,9 +16,13 @@ reclaimed, verification; cumulative) from its progress lines, the total, the rec
 the peak resident memory. PostgreSQL comes from ``MEMAUDIT_BENCH_PG_URL`` (default: the
 local test server) and runs in a scratch schema that is dropped afterwards.
 
-Encryption at rest is off here (``MEMAUDIT_ENCRYPTION=off``): the figures are those of
-the search and the delete. With it on, collecting the values decrypts the subject's
-facts and the shared-value pass decrypts every other fact once.
+``--encryption off`` (the default here) measures the search and the delete alone
+(``MEMAUDIT_ENCRYPTION=off``). ``--encryption on`` is memaudit's own default (a master key
+beside the store, a data key per subject): the built store is sealed first, untimed
+(``migrate_store``, as ``memaudit encrypt-store`` does), and the erasure then destroys the
+subject's key before anything else; collecting the values decrypts the subject's facts
+and the shared-value pass decrypts every other fact once. ``--encryption both`` runs the
+two side by side.
 """
 
 from __future__ import annotations
@@ -43,9 +47,10 @@ from auditor.config import load_settings
 from auditor.store.db import Database
 from auditor.store.models import Consent, Finding, FindingMemory, Memory, Principal
 from auditor.hashing import content_hash
-from auditor import erasure
+from auditor.erasure import requests as erasure
 
 url, store_n, subject_n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+encrypted = sys.argv[4] == "on"
 settings = load_settings(database_url=url)
 db = Database(settings)
 db.upgrade()
@@ -102,9 +107,15 @@ with db.write() as s:
                     display_name="Heavy Bench", email="heavy.bench@example.com",
                     password_hash="x"))
 built = time.perf_counter() - t0
+if encrypted:
+    from auditor.store.crypto_migrate import migrate_store
+    assert db.cipher is not None, "encryption asked for, but the store has no key store"
+    t_seal = time.perf_counter()
+    migrate_store(db)
+    built += time.perf_counter() - t_seal
 
 # load the PII detector first: its model load (spaCy) is a one-off per process
-from auditor.erasure_values import _pii_spans
+from auditor.erasure.values import _pii_spans
 t_load = time.perf_counter()
 _pii_spans(["warm up"], settings)
 model_load = time.perf_counter() - t_load
@@ -136,6 +147,7 @@ print(json.dumps({
     "values_searched": receipt.data["verification"]["values"].get("searched"),
     "tables_searched": receipt.data["verification"]["searched"].get("tables"),
     "peak_rss_mib": peak,
+    "data_key": "destroyed" if "destroyed" in str(receipt.data.get("data_key", "")) else "-",
 }))
 """
 
@@ -161,11 +173,19 @@ def _drop(base: str, schema: str) -> None:
     engine.dispose()
 
 
-def run_one(url: str, store: int, subject: int, work: Path) -> dict[str, object]:
-    env = {**os.environ, "MEMAUDIT_ENCRYPTION": "off", "MEMAUDIT_LOG_LEVEL": "warning"}
-    env.pop("MEMAUDIT_MASTER_KEY", None)
+def run_one(url: str, store: int, subject: int, work: Path, encryption: str) -> dict[str, object]:
+    env = {**os.environ, "MEMAUDIT_LOG_LEVEL": "warning"}
+    for name in ("MEMAUDIT_MASTER_KEY", "MEMAUDIT_KEY_DIR", "MEMAUDIT_ENCRYPTION"):
+        env.pop(name, None)
+    if encryption == "on":
+        keys = work / f"keys-{uuid.uuid4().hex[:8]}"
+        keys.mkdir(mode=0o700)
+        env["MEMAUDIT_MASTER_KEY"] = os.urandom(32).hex()
+        env["MEMAUDIT_KEY_DIR"] = str(keys)
+    else:
+        env["MEMAUDIT_ENCRYPTION"] = "off"
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, url, str(store), str(subject)],
+        [sys.executable, "-c", CHILD, url, str(store), str(subject), encryption],
         cwd=work,
         env=env,
         capture_output=True,
@@ -184,50 +204,62 @@ def main() -> None:
     parser.add_argument("--store", type=int, default=150_000, help="memories in the store")
     parser.add_argument("--subject", type=int, default=10_000, help="memories of the subject")
     parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument(
+        "--encryption",
+        choices=["off", "on", "both"],
+        default="both",
+        help="encryption at rest of the store (on: memaudit's default)",
+    )
     args = parser.parse_args()
+    modes = ["off", "on"] if args.encryption == "both" else [args.encryption]
     results: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory(prefix="memaudit-erasure-bench-") as tmp:
         work = Path(tmp)
         for name in args.databases.split(","):
-            if name == "sqlite":
-                results[name] = run_one(
-                    f"sqlite:///{work / 'bench.db'}", args.store, args.subject, work
-                )
-            elif name == "postgresql":
-                base = os.environ.get("MEMAUDIT_BENCH_PG_URL", DEFAULT_PG)
-                url, schema = _pg_schema(base)
-                try:
-                    results[name] = run_one(url, args.store, args.subject, work)
-                finally:
-                    _drop(base, schema)
-            else:
-                raise SystemExit(f"unknown database {name!r}")
+            for mode in modes:
+                column = name if len(modes) == 1 else f"{name}/{'enc' if mode == 'on' else 'clear'}"
+                if name == "sqlite":
+                    db_file = work / f"bench-{mode}.db"
+                    results[column] = run_one(
+                        f"sqlite:///{db_file}", args.store, args.subject, work, mode
+                    )
+                elif name == "postgresql":
+                    base = os.environ.get("MEMAUDIT_BENCH_PG_URL", DEFAULT_PG)
+                    url, schema = _pg_schema(base)
+                    try:
+                        results[column] = run_one(url, args.store, args.subject, work, mode)
+                    finally:
+                        _drop(base, schema)
+                else:
+                    raise SystemExit(f"unknown database {name!r}")
     print(f"erasure of one subject with {args.subject:,} memories in a store of {args.store:,}")
     names = list(results)
-    print(f"{'':36}" + "".join(f"{n:>14}" for n in names))
+    print(f"{'':36}" + "".join(f"{n:>18}" for n in names))
+    print("(store built (s) includes sealing it, untimed by the erasure, when encrypted)")
     rows = [("store built (s)", "built_s"), ("PII model load (s, once)", "model_load_s")]
     for label, key in rows:
-        print(f"{label:36}" + "".join(f"{float(results[n][key]):>14.1f}" for n in names))
+        print(f"{label:36}" + "".join(f"{float(results[n][key]):>18.1f}" for n in names))
     for phase in ("values collected", "deleted", "storage reclaimed", "verified + receipt"):
         cells = []
         for n in names:
             value = results[n]["phases"].get(phase)  # type: ignore[attr-defined]
-            cells.append(f"{value[0]:>7.1f} /{value[1]:>5.1f}" if value else f"{'-':>14}")
+            cells.append(f"{value[0]:>11.1f} /{value[1]:>5.1f}" if value else f"{'-':>18}")
         print(f"{'  at ' + phase + ' (wall/cpu s)':36}" + "".join(cells))
     for label, key in (
         ("erasure total, wall (s)", "total_s"),
         ("erasure total, CPU (s)", "cpu_s"),
         ("peak RSS (MiB)", "peak_rss_mib"),
     ):
-        print(f"{label:36}" + "".join(f"{float(results[n][key]):>14.1f}" for n in names))
+        print(f"{label:36}" + "".join(f"{float(results[n][key]):>18.1f}" for n in names))
     for label, key in (
         ("memories erased", "memories_erased"),
         ("findings deleted", "findings_deleted"),
         ("values searched", "values_searched"),
         ("tables searched", "tables_searched"),
         ("verdict", "verdict"),
+        ("subject's data key", "data_key"),
     ):
-        print(f"{label:36}" + "".join(f"{str(results[n][key]):>14}" for n in names))
+        print(f"{label:36}" + "".join(f"{str(results[n][key]):>18}" for n in names))
 
 
 if __name__ == "__main__":
