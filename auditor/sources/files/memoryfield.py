@@ -149,6 +149,40 @@ def declared_entry_count(path: Path) -> int | None:
         return None
 
 
+def open_archive(path: Path, limit: int) -> zipfile.ZipFile:
+    """Open a Memoryfield archive of at most ``limit`` entries (importer and connector alike).
+
+    The declared entry count is checked before the central directory is loaded, and the
+    real one after. The caller closes the archive.
+
+    Raises:
+        InputError: not a zip archive, a corrupt one, or more than ``limit`` entries.
+    """
+    declared = declared_entry_count(path)
+    if declared is not None and declared > limit:
+        raise InputError(
+            f"{path}: the archive has {declared:,} entries, over the limit of {limit:,}"
+        )
+    try:
+        archive = zipfile.ZipFile(path)
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        struct.error,
+    ) as exc:
+        raise InputError(
+            f"{path}: not a zip archive or a corrupt one ({type(exc).__name__})"
+        ) from None
+    count = len(archive.infolist())
+    if count > limit:
+        archive.close()
+        raise InputError(f"{path}: the archive has {count:,} entries, over the limit of {limit:,}")
+    return archive
+
+
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """A YAML error as ``bad YAML front matter at line N: problem``, without page text.
 
@@ -303,32 +337,8 @@ class MemoryfieldSource(Source):
     # -- zip -------------------------------------------------------------------------------
 
     def _zip_items(self) -> Iterator[SourceItem]:
-        limit = self.settings.memoryfield_max_entries
-        declared = declared_entry_count(self.path)
-        if declared is not None and declared > limit:
-            raise InputError(
-                f"{self.path}: the archive has {declared:,} entries, over the limit of {limit:,}"
-            )
-        try:
-            archive = zipfile.ZipFile(self.path)
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            OSError,
-            EOFError,
-            ValueError,
-            struct.error,
-        ) as exc:
-            raise InputError(
-                f"{self.path}: not a zip archive or a corrupt one ({type(exc).__name__})"
-            ) from None
-        with archive:
+        with open_archive(self.path, self.settings.memoryfield_max_entries) as archive:
             infos = archive.infolist()
-            if len(infos) > limit:
-                raise InputError(
-                    f"{self.path}: the archive has {len(infos):,} entries, "
-                    f"over the limit of {limit:,}"
-                )
             try:
                 self.sha256 = file_sha256(self.path)
             except OSError as exc:

@@ -49,7 +49,7 @@ from auditor.config import Settings
 from auditor.errors import ConcurrencyError, InputError
 from auditor.sources.files.memoryfield import (
     ZIP_READ_ERRORS,
-    declared_entry_count,
+    open_archive,
     unsafe_name,
 )
 from auditor.store.residue import Matcher, search_file
@@ -470,22 +470,7 @@ class ZipTree(Tree):
     """A Memoryfield archive."""
 
     def _open(self) -> zipfile.ZipFile:
-        limit = self.settings.memoryfield_max_entries
-        declared = declared_entry_count(self.path)
-        if declared is not None and declared > limit:
-            raise InputError(
-                f"{self.path}: the archive has {declared:,} entries, over the limit of {limit:,}"
-            )
-        try:
-            archive = zipfile.ZipFile(self.path)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-            raise InputError(
-                f"{self.path}: not a zip archive or a corrupt one ({type(exc).__name__})"
-            ) from None
-        if len(archive.infolist()) > limit:
-            archive.close()
-            raise InputError(f"{self.path}: the archive is over the limit of {limit:,} entries")
-        return archive
+        return open_archive(self.path, self.settings.memoryfield_max_entries)
 
     def _checked(self, archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
         """The entries, refusing an archive that a rewrite must not copy.
