@@ -21,8 +21,8 @@ from auditor.access import officer as access
 from auditor.access.user import correct_my_memory
 from auditor.errors import InputError
 from auditor.lifecycle.machine import Lifecycle
+from auditor.processes import owner_record
 from auditor.scan import findings
-from auditor.scan.stale import owner_record
 from auditor.sources.files import open_source
 from auditor.sources.import_stale import reap_stale_imports
 from auditor.sources.importer import Importer

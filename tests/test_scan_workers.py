@@ -24,10 +24,11 @@ import pytest
 from sqlalchemy import select
 
 from auditor.config import load_settings
+from auditor.processes import owner_record
 from auditor.rulepack.engine import Engine
 from auditor.rulepack.pack import load_pack
 from auditor.scan.scanner import Scanner
-from auditor.scan.stale import owner_record, reap_stale_runs
+from auditor.scan.stale import reap_stale_runs
 from auditor.scan.workers import can_use_workers, worker_count
 from auditor.sources.files import open_source
 from auditor.sources.importer import Importer

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import tempfile
 import time
 import uuid
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import structlog
 
+from auditor.processes import alive_here, host_name, owner_record
 from auditor.store.db import Database
 
 __all__ = ["leftovers", "register", "scratch_dir", "sweep"]
@@ -69,18 +69,6 @@ def _ensure(folder: Path) -> Path:
     with contextlib.suppress(OSError):
         folder.chmod(0o700)
     return folder
-
-
-def _alive(pid: int, host: str) -> bool:
-    if host != socket.gethostname():
-        return True  # another machine's process: cannot tell, keep its copy
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _markers(folder: Path) -> Iterator[tuple[Path, dict[str, object]]]:
@@ -126,8 +114,7 @@ def register(db: Database, path: Path, *, purpose: str) -> Iterator[Path]:
     body = json.dumps(
         {
             "path": str(Path(path).resolve()),
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
+            **owner_record(),
             "purpose": purpose,
             "created": time.time(),
         }
@@ -162,7 +149,10 @@ def sweep(db: Database) -> list[str]:
         target = Path(str(data.get("path", "")))
         registered.add(target)
         pid, host = data.get("pid"), str(data.get("host", ""))
-        if isinstance(pid, int) and _alive(pid, host):
+        # another machine's process cannot be checked from here: its copy is kept
+        if isinstance(pid, int) and (
+            host[:200] != host_name() or alive_here(pid, str(data.get("started") or ""))
+        ):
             continue
         if str(target) and target.exists():
             _remove(target)

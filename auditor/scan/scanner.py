@@ -60,6 +60,7 @@ from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.errors import LifecycleError, MemauditError
 from auditor.lifecycle import audit_log
 from auditor.lifecycle import machine as lifecycle
+from auditor.processes import owner_record
 from auditor.rulepack.engine import Engine, EngineError, Hit
 from auditor.rulepack.pack import Rule, RulePack
 from auditor.scan import workers as scan_workers
@@ -78,7 +79,7 @@ from auditor.scan.runs import (
     close_run,
     merge_counts,
 )
-from auditor.scan.stale import owner_record, reap_stale_runs
+from auditor.scan.stale import reap_stale_runs
 from auditor.store.db import Database
 from auditor.store.models import (
     Consent,

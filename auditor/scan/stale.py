@@ -24,17 +24,15 @@ resumes them from their shards' cursors (:mod:`auditor.daemon.runner`).
 
 from __future__ import annotations
 
-import os
-import socket
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 from sqlalchemy import func, select
 
 from auditor.lifecycle import audit_log
 from auditor.lifecycle import machine as lifecycle
+from auditor.processes import alive_here, host_name
 from auditor.scan.runs import DISPATCH_INLINE, SHARD_DONE, SHARD_FAILED, SHARD_PENDING, close_run
 from auditor.store.models import ScanRun, ScanShard
 from auditor.store.types import utcnow
@@ -43,40 +41,11 @@ if TYPE_CHECKING:
     from auditor.config import Settings
     from auditor.store.db import Database
 
-__all__ = ["owner_record", "owner_gone", "reap_stale_runs"]
+__all__ = ["owner_gone", "reap_stale_runs"]
 
 log = structlog.get_logger(__name__)
 
 INTERRUPTED = "interrupted"
-
-
-def _start_ticks(pid: int) -> str:
-    """The process's start time in clock ticks since boot (Linux), or "" when unknown."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return ""
-    # the command name (field 2) is in parentheses and may hold spaces: split after it
-    fields = stat.rsplit(")", 1)[-1].split()
-    return fields[19] if len(fields) > 19 else ""
-
-
-def owner_record() -> dict[str, Any]:
-    """Who this process is, as written into a run it starts."""
-    pid = os.getpid()
-    return {"host": socket.gethostname()[:200], "pid": pid, "started": _start_ticks(pid)}
-
-
-def _alive_here(pid: int, started: str) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # exists, another user's
-    if started and _start_ticks(pid) not in ("", started):
-        return False  # the pid was reused by another process
-    return True
 
 
 def _as_aware(value: datetime) -> datetime:
@@ -86,13 +55,13 @@ def _as_aware(value: datetime) -> datetime:
 def owner_gone(run: ScanRun, last_sign: datetime | None, now: datetime, stale_after: float) -> bool:
     """Whether the process that coordinates ``run`` is gone (see the module docstring)."""
     owner = (run.counts or {}).get("owner")
-    if isinstance(owner, dict) and owner.get("host") == socket.gethostname()[:200]:
+    if isinstance(owner, dict) and owner.get("host") == host_name():
         try:
             pid = int(owner.get("pid") or 0)
         except (TypeError, ValueError):
             pid = 0
         if pid > 0:
-            return not _alive_here(pid, str(owner.get("started") or ""))
+            return not alive_here(pid, str(owner.get("started") or ""))
     latest = _as_aware(last_sign or run.started_at)
     return now - latest > timedelta(seconds=stale_after)
 

@@ -166,7 +166,7 @@ class Importer:
                 except the record of the failed run).
             StoreError: the database failed; batches already committed stay committed.
         """
-        from auditor.scan.stale import owner_record
+        from auditor.processes import owner_record
         from auditor.sources.import_stale import reap_stale_imports
 
         started = time.perf_counter()

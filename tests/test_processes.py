@@ -1,0 +1,69 @@
+"""Liveness of the process behind a mark: scan run owners and scratch copies share it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from auditor.erasure.scratch import scratch_dir, sweep
+from auditor.processes import alive_here, host_name, owner_record, start_ticks
+from auditor.store.db import Database
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_this_process_is_alive_with_and_without_its_start_time() -> None:
+    me = owner_record()
+    assert me["host"] == host_name() and me["pid"] == os.getpid()
+    assert alive_here(os.getpid())
+    assert alive_here(os.getpid(), str(me["started"]))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="start times need /proc")
+def test_a_reused_pid_is_not_the_process_that_left_the_mark() -> None:
+    started = start_ticks(os.getpid())
+    assert started.isdigit()
+    assert not alive_here(os.getpid(), str(int(started) + 1))
+
+
+def test_a_finished_process_is_not_alive() -> None:
+    assert not alive_here(_dead_pid())
+
+
+def _mark(db: Database, name: str, **fields: object) -> Path:
+    folder = scratch_dir(db)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    copy = folder / f"{name}.db"
+    copy.write_bytes(b"copy of the store")
+    marker = folder / f"{name}.copy.json"
+    marker.write_text(json.dumps({"path": str(copy), "purpose": "backup", **fields}))
+    return copy
+
+
+def test_sweep_keeps_live_and_foreign_copies_and_removes_dead_and_reused_ones(
+    db: Database,
+) -> None:
+    me = owner_record()
+    live = _mark(db, "live", **me)
+    foreign = _mark(db, "foreign", pid=1, host="another-machine", started="1")
+    dead = _mark(db, "dead", pid=_dead_pid(), host=host_name())
+    reused = _mark(
+        db, "reused", pid=os.getpid(), host=host_name(), started=str(int(me["started"] or 0) + 1)
+    )
+
+    removed = sweep(db)
+
+    assert live.exists() and foreign.exists()
+    assert not dead.exists()
+    if Path("/proc/self/stat").exists():  # start times are known: the reused pid is caught
+        assert not reused.exists()
+        assert len(removed) == 2
