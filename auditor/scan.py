@@ -322,6 +322,7 @@ class Scanner:
         self.now = now
         #: masks every personal-data and secret span in finding snippets (auditor.evidence)
         self.masker = EvidenceMasker(self.settings)
+        self.engine.keep_detections(self.masker.names)  # the masker reuses them
         self._judge_run: int | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -837,6 +838,7 @@ class Scanner:
         hits: list[Hit] = []
         errors: list[EngineError] = []
         evaluated: set[str] = set()
+        self.engine.kept.clear()  # the masker reuses what the detectors find in this batch
         for group in by_subject.values():
             for v in group:
                 if changed_ids is None or v.memory_id in changed_ids:
@@ -860,6 +862,7 @@ class Scanner:
                     }
                 )
         self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
+        self.engine.kept.clear()  # this batch's (also cleared before each batch)
         return len(evaluated)
 
     def _lookup(self, memory_id: str) -> MemoryView | None:
@@ -955,7 +958,9 @@ class Scanner:
         self, rule: Rule, detections: list[Detection], views: dict[str, MemoryView]
     ) -> dict[str, Any]:
         masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
-        return evidence_for(detections, views, mask_spans=masked, masker=self.masker)
+        return evidence_for(
+            detections, views, mask_spans=masked, masker=self.masker, known=self.engine.kept
+        )
 
     def _new_evidence(
         self, merged: dict[str, tuple[Rule, list[Detection]]], views: dict[str, MemoryView]
