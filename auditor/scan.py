@@ -900,6 +900,7 @@ class Scanner:
                 {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
             )
             opened: list[str] = []
+            acts: list[tuple[Rule, Detection, Finding]] = []
             for fp, (rule, detections) in merged.items():
                 found = existing.get(fp)
                 if found is not None:
@@ -931,7 +932,10 @@ class Scanner:
                 else:
                     summary.findings_new += 1
                     summary.count(rule.id, "new")
-                    self._act(session, rule, detections[0], finding, summary, now)
+                    acts.append((rule, detections[0], finding))
+            session.flush()  # the batch's new findings in one insert, then their actions
+            for rule, detection, finding in acts:
+                self._act(session, rule, detection, finding, summary, now)
             audit_log.append_chunked(
                 session,
                 actor=ACTOR,
