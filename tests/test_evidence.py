@@ -5,6 +5,7 @@ finding's evidence is an audited read."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,16 @@ from auditor.access import accounts
 from auditor.access import officer as access
 from auditor.access.accounts import Actor
 from auditor.config import Settings
-from auditor.detectors.base import Detection, MemoryView, Span
-from auditor.rulepack.engine import case_views
+from auditor.detectors import build
+from auditor.detectors.base import DetectContext, Detection, MemoryView, Span
+from auditor.rulepack.engine import Engine, case_views
 from auditor.rulepack.pack import load_pack
 from auditor.scan.evidence import (
     EXCERPT_CHARS,
     SNIPPET_CHARS,
     WITHHELD,
     EvidenceMasker,
+    Known,
     evidence_for,
     redacted_snippet,
 )
@@ -100,13 +103,69 @@ def test_a_sensitive_snippet_is_bounded_too(masker: EvidenceMasker) -> None:
 
 def test_a_failing_masker_withholds_the_snippet() -> None:
     class Broken(EvidenceMasker):
-        def spans(self, text: str) -> list[tuple[int, int, str]]:
+        def spans(self, text: str, known: Known | None = None) -> list[tuple[int, int, str]]:
             raise RuntimeError("model missing")
 
     snippet = redacted_snippet(
         "lives at 12 Baker Street", [(9, 24, "ADDR")], masker=Broken(Settings())
     )
     assert snippet == WITHHELD
+
+
+# -- the scan's own detections mask the snippet -------------------------------------------
+
+
+def test_the_scans_detections_mask_a_whole_fact_window_instead_of_running_again(
+    masker: EvidenceMasker,
+) -> None:
+    fact = "Maria said the code word is Sydney, nothing else."
+    start = fact.index("Sydney")
+    planted = Detection(
+        memory_ids=("m",),
+        detector="pii",
+        entity="LOCATION",
+        score=0.9,
+        reason="planted",
+        spans=(Span(start, start + 6, "LOCATION"),),
+    )
+    known: Known = {build("pii", {}): [planted]}  # pii does not find it: only reuse masks it
+    assert "Sydney" in redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=masker)
+    fresh = EvidenceMasker(Settings())  # (the masker keeps the spans of recent windows)
+    reused = redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=fresh, known=known)
+    assert "Sydney" not in reused and "[LOCATION]" in reused
+    # a window that is not the whole fact is masked by running the detectors on it
+    long_fact = fact + " filler" * 200
+    assert "Sydney" in redacted_snippet(
+        long_fact, [(0, 5, "x")], mask_own=False, masker=EvidenceMasker(Settings()), known=known
+    )
+
+
+def test_reusing_the_scans_detections_gives_the_same_evidence_for_every_flag_case() -> None:
+    settings = Settings()
+    pack = load_pack()
+    engine = Engine(pack.active())
+    engine.keep_detections(("pii", "special_category", "secrets"))
+    ctx = DetectContext(now=datetime.now(UTC), settings=settings)
+    compared = 0
+    for row in _flag_records(settings):
+        view = MemoryView(
+            memory_id=row["memory_id"], subject=row["subject"], fact=row["fact"], trust_tier="user"
+        )
+        hits, errors = engine.run_memory(view, ctx)
+        assert errors == []
+        assert set(engine.kept[view.memory_id]) == {
+            build(name, {}) for name in ("pii", "special_category", "secrets")
+        }
+        for hit in hits:
+            mask = hit.rule.category in ("sensitive", "secret")
+            views = {view.memory_id: view}
+            plain = evidence_for([hit.detection], views, mask, EvidenceMasker(settings))
+            reused = evidence_for(
+                [hit.detection], views, mask, EvidenceMasker(settings), engine.kept
+            )
+            assert reused == plain, hit.rule.id
+            compared += 1
+    assert compared > 100
 
 
 # -- every rule's flag cases through a real scan ------------------------------------------

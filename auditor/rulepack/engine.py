@@ -71,6 +71,8 @@ class _Group:
     label: str = ""
     #: the detector's parts (None: not prefiltered, it runs on every memory)
     parts: frozenset[str] | None = None
+    #: keep this group's detections per memory in :attr:`Engine.kept`
+    keep: bool = False
     _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
 
     def applicable(self, m: MemoryView) -> list[Rule]:
@@ -116,6 +118,22 @@ class Engine:
         self.skipped: dict[str, int] = {}
         #: per rule group (its label): [seconds inside the detector, calls]; None = off
         self.timings: dict[str, list[float]] | None = None
+        #: memory id -> detector -> every detection it made on that memory's whole fact
+        #: (before rule selection), for the detectors :meth:`keep_detections` names
+        self.kept: dict[str, dict[Detector, list[Detection]]] = {}
+
+    def keep_detections(self, names: Iterable[str]) -> None:
+        """From now on, keep in :attr:`kept` what these detectors (with their default
+        parameters) find on each memory they run on; a memory the prefilter spared them
+        keeps an empty list (exact: they would find nothing), one they did not run on (no
+        rule applies, or they failed) keeps nothing. The caller empties :attr:`kept`.
+
+        The evidence masker reuses them instead of running the same detectors again.
+        """
+        wanted = set(names)
+        for group in self.memory_groups:
+            rule = group.rules[0]
+            group.keep = rule.detector in wanted and not rule.params
 
     def start_profile(self) -> None:
         """Time every detector call from now on (see :attr:`timings`); off by default.
@@ -153,6 +171,8 @@ class Engine:
                 if not parts:
                     if timings is not None:
                         self.skipped[group.label] = self.skipped.get(group.label, 0) + 1
+                    if group.keep:
+                        self.kept.setdefault(m.memory_id, {})[group.detector] = []
                     continue
             started = time.perf_counter() if timings is not None else 0.0
             try:
@@ -166,6 +186,8 @@ class Engine:
             finally:
                 if timings is not None:
                     _tick(timings, group.label, started)
+            if group.keep:
+                self.kept.setdefault(m.memory_id, {})[group.detector] = detections
             for d in detections:
                 hits.extend(Hit(r, d) for r in rules if r.selects(d.entity, d.score))
         return hits, errors

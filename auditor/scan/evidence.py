@@ -12,6 +12,9 @@ window:
   detectors finds in the window is masked too (:class:`EvidenceMasker` runs the ``pii``,
   ``special_category`` and ``secrets`` detectors over the window), so an address finding no
   longer repeats the health mention beside it;
+  When the window is the whole fact and the scan already ran one of those detectors on
+  that memory (``known``: the scan's own detections), its spans are taken from there
+  instead of running it again: the same detector on the same text, the same spans;
 * the rest is scrubbed by :func:`auditor.logging.scrub` (e-mail addresses, numbers, tokens);
 * control sequences, control characters and bidi overrides are removed and white space is
   collapsed (:func:`auditor.safetext.one_line`).
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -55,6 +58,8 @@ MASKING_DETECTORS = ("pii", "special_category", "secrets")
 WITHHELD = "[snippet withheld: the masking detectors failed]"
 
 Span = tuple[int, int, str]
+#: per detector, what it found on a memory's whole fact (:attr:`auditor.rulepack.engine.Engine.kept`)
+Known = Mapping[Detector, Sequence[Detection]]
 _log = structlog.get_logger(__name__)
 
 
@@ -98,12 +103,17 @@ class EvidenceMasker:
                 self._built = built
             return self._built
 
-    def spans(self, text: str) -> list[Span]:
+    def spans(self, text: str, known: Known | None = None) -> list[Span]:
         """Spans (start, end, label) of everything the masking detectors find in ``text``.
 
         The detectors' own prefilter needles decide which of them can fire, as in a scan
         (exact: a detector part without its needles finds nothing); the spans of the last
         few windows are kept, since a memory's findings share their window.
+
+        Args:
+            text: the text to mask.
+            known: detections of some of the masking detectors on exactly ``text`` (the
+                scan's own); those detectors are not run again.
 
         Raises:
             Exception: whatever a detector raises (the caller withholds the snippet).
@@ -114,11 +124,30 @@ class EvidenceMasker:
                 self._recent.move_to_end(text)
                 return list(cached)
         detectors = self._detectors()
+        found: list[Span] = []
+        if known:
+            for detector in detectors:
+                for d in known.get(detector, ()):
+                    found += [(sp.start, sp.end, sp.label or d.entity) for sp in d.spans]
+            detectors = [d for d in detectors if d not in known]
+        if detectors:
+            found += self._run(text, detectors)
+        with self._recent_lock:
+            self._recent[text] = found
+            if len(self._recent) > _RECENT_WINDOWS:
+                self._recent.popitem(last=False)
+        return list(found)
+
+    def _run(self, text: str, detectors: Sequence[Detector]) -> list[Span]:
+        """Spans ``detectors`` (some of :meth:`_detectors`) find in ``text``."""
+        built = self._built or []
         view = MemoryView(memory_id="evidence", subject="evidence:window", fact=text, trust_tier="")
         ctx = DetectContext(now=datetime.now(UTC), settings=self.settings)
         may = self._prefilter.decide(text) if self._prefilter is not None else None
         found: list[Span] = []
-        for index, detector in enumerate(detectors):
+        for index, detector in enumerate(built):
+            if detector not in detectors:
+                continue
             declared = self._parts[index]
             if declared is None or may is None:
                 detections = detector.analyze(view, ctx)
@@ -129,11 +158,7 @@ class EvidenceMasker:
                 detections = detector.analyze_parts(view, ctx, parts)
             for d in detections:
                 found += [(sp.start, sp.end, sp.label or d.entity) for sp in d.spans]
-        with self._recent_lock:
-            self._recent[text] = found
-            if len(self._recent) > _RECENT_WINDOWS:
-                self._recent.popitem(last=False)
-        return list(found)
+        return found
 
 
 def _window(fact: str, anchor: int, limit: int) -> tuple[int, int]:
@@ -149,6 +174,7 @@ def redacted_snippet(
     mask_own: bool = True,
     masker: EvidenceMasker | None = None,
     limit: int = SNIPPET_CHARS,
+    known: Known | None = None,
 ) -> str:
     """The fact around its first span: masked, scrubbed, cleaned and cut to ``limit``.
 
@@ -159,6 +185,8 @@ def redacted_snippet(
             stay (an injected directive), still scrubbed and cut.
         masker: also mask what the masking detectors find in the window (None: scrub only).
         limit: most characters shown.
+        known: what some masking detectors found on the whole ``fact`` (the scan's own
+            detections): used instead of running them when the window is the whole fact.
 
     Returns:
         The snippet, with ``…`` where text was cut on either side.
@@ -171,7 +199,8 @@ def redacted_snippet(
         masks += [(s - lo, e - lo, label) for s, e, label in spans if e > lo and s < hi]
     if masker is not None:
         try:
-            masks += masker.spans(window)
+            whole = lo == 0 and hi == len(fact)
+            masks += masker.spans(window, known if whole else None)
         except Exception as exc:  # noqa: BLE001 - never show unmasked text instead
             _log.warning("evidence_masking_failed", error_type=type(exc).__name__)
             return WITHHELD
@@ -217,6 +246,7 @@ def evidence_for(
     views: dict[str, MemoryView],
     mask_spans: bool,
     masker: EvidenceMasker | None = None,
+    known: Mapping[str, Known] | None = None,
 ) -> dict[str, Any]:
     """Evidence of one finding from its detections: what fired, where, a redacted snippet.
 
@@ -228,6 +258,8 @@ def evidence_for(
             cut to :data:`EXCERPT_CHARS`.
         masker: masks every personal-data and secret span found in each snippet's window
             (the scan passes one); None scrubs with patterns only.
+        known: per memory id, what masking detectors the scan ran found on its fact
+            (:attr:`auditor.rulepack.engine.Engine.kept`); the masker reuses it.
     """
     first = detections[0]
     per_memory: dict[str, list[Span]] = {}
@@ -246,6 +278,7 @@ def evidence_for(
             mask_own=mask_spans,
             masker=masker,
             limit=SNIPPET_CHARS if mask_spans else EXCERPT_CHARS,
+            known=known.get(mid) if known is not None else None,
         )
     details = {k: v for k, v in first.details.items() if k not in ("value", "text", "match")}
     return {

@@ -299,6 +299,7 @@ class Scanner:
         self.now = now
         #: masks every personal-data and secret span in finding snippets (auditor.scan.evidence)
         self.masker = EvidenceMasker(self.settings)
+        self.engine.keep_detections(self.masker.names)  # the masker reuses them
         self._judge_run: int | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -814,6 +815,7 @@ class Scanner:
         hits: list[Hit] = []
         errors: list[EngineError] = []
         evaluated: set[str] = set()
+        self.engine.kept.clear()  # the masker reuses what the detectors find in this batch
         for group in by_subject.values():
             for v in group:
                 if changed_ids is None or v.memory_id in changed_ids:
@@ -837,6 +839,7 @@ class Scanner:
                     }
                 )
         self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
+        self.engine.kept.clear()  # this batch's (also cleared before each batch)
         return len(evaluated)
 
     def _lookup(self, memory_id: str) -> MemoryView | None:
@@ -874,6 +877,7 @@ class Scanner:
                 {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
             )
             opened: list[str] = []
+            acts: list[tuple[Rule, Detection, Finding]] = []
             for fp, (rule, detections) in merged.items():
                 found = existing.get(fp)
                 if found is not None:
@@ -905,7 +909,10 @@ class Scanner:
                 else:
                     summary.findings_new += 1
                     summary.count(rule.id, "new")
-                    self._act(session, rule, detections[0], finding, summary, now)
+                    acts.append((rule, detections[0], finding))
+            session.flush()  # the batch's new findings in one insert, then their actions
+            for rule, detection, finding in acts:
+                self._act(session, rule, detection, finding, summary, now)
             audit_log.append_chunked(
                 session,
                 actor=ACTOR,
@@ -932,7 +939,9 @@ class Scanner:
         self, rule: Rule, detections: list[Detection], views: dict[str, MemoryView]
     ) -> dict[str, Any]:
         masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
-        return evidence_for(detections, views, mask_spans=masked, masker=self.masker)
+        return evidence_for(
+            detections, views, mask_spans=masked, masker=self.masker, known=self.engine.kept
+        )
 
     def _new_evidence(
         self, merged: dict[str, tuple[Rule, list[Detection]]], views: dict[str, MemoryView]
