@@ -23,6 +23,7 @@ from auditor.rulepack.engine import Engine, case_views
 from auditor.rulepack.pack import load_pack
 from auditor.scan.evidence import (
     EXCERPT_CHARS,
+    REUSE_MAX_CHARS,
     SNIPPET_CHARS,
     WITHHELD,
     EvidenceMasker,
@@ -103,7 +104,9 @@ def test_a_sensitive_snippet_is_bounded_too(masker: EvidenceMasker) -> None:
 
 def test_a_failing_masker_withholds_the_snippet() -> None:
     class Broken(EvidenceMasker):
-        def spans(self, text: str, known: Known | None = None) -> list[tuple[int, int, str]]:
+        def spans(
+            self, text: str, known: Known | None = None, offset: int = 0
+        ) -> list[tuple[int, int, str]]:
             raise RuntimeError("model missing")
 
     snippet = redacted_snippet(
@@ -115,7 +118,7 @@ def test_a_failing_masker_withholds_the_snippet() -> None:
 # -- the scan's own detections mask the snippet -------------------------------------------
 
 
-def test_the_scans_detections_mask_a_whole_fact_window_instead_of_running_again(
+def test_the_scans_detections_mask_the_window_instead_of_running_again(
     masker: EvidenceMasker,
 ) -> None:
     fact = "Maria said the code word is Sydney, nothing else."
@@ -133,11 +136,60 @@ def test_the_scans_detections_mask_a_whole_fact_window_instead_of_running_again(
     fresh = EvidenceMasker(Settings())  # (the masker keeps the spans of recent windows)
     reused = redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=fresh, known=known)
     assert "Sydney" not in reused and "[LOCATION]" in reused
-    # a window that is not the whole fact is masked by running the detectors on it
-    long_fact = fact + " filler" * 200
-    assert "Sydney" in redacted_snippet(
-        long_fact, [(0, 5, "x")], mask_own=False, masker=EvidenceMasker(Settings()), known=known
+    # a window that is part of a fact of ordinary length: the fact's detections, cut to it
+    longer = "filler " * 200 + fact + " filler" * 200
+    moved = Detection(
+        memory_ids=("m",),
+        detector="pii",
+        entity="LOCATION",
+        score=0.9,
+        reason="planted",
+        spans=(Span(1400 + start, 1400 + start + 6, "LOCATION"),),
     )
+    window = redacted_snippet(
+        longer,
+        [(1400, 1405, "x")],
+        mask_own=False,
+        masker=EvidenceMasker(Settings()),
+        known={build("pii", {}): [moved]},
+    )
+    assert window.startswith("…") and window.endswith("…")  # a part of the fact
+    assert "Sydney" not in window and "[LOCATION]" in window
+    # a fact longer than any detector searches in one piece: the window is searched itself
+    huge = fact + " filler" * (REUSE_MAX_CHARS // 7)
+    assert "Sydney" in redacted_snippet(
+        huge, [(0, 5, "x")], mask_own=False, masker=EvidenceMasker(Settings()), known=known
+    )
+
+
+def test_a_detection_across_the_windows_edge_is_masked_up_to_the_edge() -> None:
+    fact = "a" * 400 + " token=" + "Q" * 300 + " end"
+    secret_start = fact.index("Q")
+    planted = Detection(
+        memory_ids=("m",),
+        detector="secrets",
+        entity="GENERIC_SECRET",
+        score=0.9,
+        reason="planted",
+        spans=(Span(secret_start, secret_start + 300, "SECRET"),),
+    )
+    snippet = redacted_snippet(
+        fact,
+        [(fact.index("token"), fact.index("token") + 5, "x")],
+        mask_own=False,
+        masker=EvidenceMasker(Settings()),
+        known={build("secrets", {}): [planted]},
+    )
+    assert "QQQ" not in snippet and "[SECRET]" in snippet
+
+
+def test_the_reuse_bounds_are_the_detectors_own() -> None:
+    from auditor.detectors.secrets_engine import WINDOW
+    from auditor.detectors.special_categories import MAX_HITS_PER_CATEGORY
+    from auditor.scan import evidence
+
+    assert REUSE_MAX_CHARS <= WINDOW
+    assert evidence._REUSE_MAX_HITS <= MAX_HITS_PER_CATEGORY
 
 
 def test_reusing_the_scans_detections_gives_the_same_evidence_for_every_flag_case() -> None:

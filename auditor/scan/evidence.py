@@ -12,9 +12,12 @@ window:
   detectors finds in the window is masked too (:class:`EvidenceMasker` runs the ``pii``,
   ``special_category`` and ``secrets`` detectors over the window), so an address finding no
   longer repeats the health mention beside it;
-  When the window is the whole fact and the scan already ran one of those detectors on
-  that memory (``known``: the scan's own detections), its spans are taken from there
-  instead of running it again: the same detector on the same text, the same spans;
+  When the scan already ran one of those detectors on that memory (``known``: the scan's
+  own detections), its spans are taken from there, cut to the window, instead of running
+  it again: on the whole fact they are the same spans; on a part of a fact of at most
+  :data:`REUSE_MAX_CHARS` characters where no detector stopped at a cap, they are what the
+  scan judged sensitive there with the whole fact's context, and a value across the
+  window's edge is masked up to it. A longer fact's window is searched itself;
 * the rest is scrubbed by :func:`auditor.logging.scrub` (e-mail addresses, numbers, tokens);
 * control sequences, control characters and bidi overrides are removed and white space is
   collapsed (:func:`auditor.safetext.one_line`).
@@ -42,7 +45,14 @@ from auditor.detectors.prefilter import Needles, Prefilter, prefilter_enabled
 from auditor.logging import scrub
 from auditor.safetext import one_line
 
-__all__ = ["EXCERPT_CHARS", "SNIPPET_CHARS", "EvidenceMasker", "evidence_for", "redacted_snippet"]
+__all__ = [
+    "EXCERPT_CHARS",
+    "REUSE_MAX_CHARS",
+    "SNIPPET_CHARS",
+    "EvidenceMasker",
+    "evidence_for",
+    "redacted_snippet",
+]
 
 #: characters shown of a sensitive or secret finding's snippet (all values masked)
 SNIPPET_CHARS = 160
@@ -58,7 +68,7 @@ MASKING_DETECTORS = ("pii", "special_category", "secrets")
 WITHHELD = "[snippet withheld: the masking detectors failed]"
 
 Span = tuple[int, int, str]
-#: per detector, what it found on a memory's whole fact (:attr:`auditor.rulepack.engine.Engine.kept`)
+#: per detector, what it found on a memory's whole fact (``Engine.kept`` of the rule engine)
 Known = Mapping[Detector, Sequence[Detection]]
 _log = structlog.get_logger(__name__)
 
@@ -103,7 +113,7 @@ class EvidenceMasker:
                 self._built = built
             return self._built
 
-    def spans(self, text: str, known: Known | None = None) -> list[Span]:
+    def spans(self, text: str, known: Known | None = None, offset: int = 0) -> list[Span]:
         """Spans (start, end, label) of everything the masking detectors find in ``text``.
 
         The detectors' own prefilter needles decide which of them can fire, as in a scan
@@ -112,8 +122,10 @@ class EvidenceMasker:
 
         Args:
             text: the text to mask.
-            known: detections of some of the masking detectors on exactly ``text`` (the
-                scan's own); those detectors are not run again.
+            known: detections of some of the masking detectors (the scan's own) on a text
+                of which ``text`` is the part starting at ``offset``; those detectors are
+                not run again, and what they found is cut to ``text``.
+            offset: where ``text`` starts in the text ``known`` is about.
 
         Raises:
             Exception: whatever a detector raises (the caller withholds the snippet).
@@ -126,9 +138,18 @@ class EvidenceMasker:
         detectors = self._detectors()
         found: list[Span] = []
         if known:
+            end = offset + len(text)
             for detector in detectors:
                 for d in known.get(detector, ()):
-                    found += [(sp.start, sp.end, sp.label or d.entity) for sp in d.spans]
+                    found += [
+                        (
+                            max(sp.start, offset) - offset,
+                            min(sp.end, end) - offset,
+                            sp.label or d.entity,
+                        )
+                        for sp in d.spans
+                        if sp.end > offset and sp.start < end
+                    ]
             detectors = [d for d in detectors if d not in known]
         if detectors:
             found += self._run(text, detectors)
@@ -161,6 +182,27 @@ class EvidenceMasker:
         return found
 
 
+#: Longest fact whose detections mask a part of it: below one secret-engine window
+#: (:data:`auditor.detectors.secrets_engine.WINDOW`), so no detector searched it in pieces.
+REUSE_MAX_CHARS = 16_384
+#: Fewer detections than the special-category detector's cap per category
+#: (:data:`auditor.detectors.special_categories.MAX_HITS_PER_CATEGORY`): none was cut off.
+_REUSE_MAX_HITS = 100
+
+
+def _reusable(fact: str, known: Known | None) -> bool:
+    """Whether the scan's detections on ``fact`` can mask any window of it.
+
+    They can when the detectors saw the whole fact in one piece and stopped at no cap: then
+    a window's sensitive values are those the scan found there, judged with the whole
+    fact's context (the judgement the finding itself rests on), and a value that crosses
+    the window's edge is masked up to it.
+    """
+    if not known or len(fact) > REUSE_MAX_CHARS:
+        return False
+    return all(len(found) < _REUSE_MAX_HITS for found in known.values())
+
+
 def _window(fact: str, anchor: int, limit: int) -> tuple[int, int]:
     lo = max(0, anchor - limit // 3 - _MARGIN)
     hi = min(len(fact), anchor + limit + _MARGIN)
@@ -186,7 +228,8 @@ def redacted_snippet(
         masker: also mask what the masking detectors find in the window (None: scrub only).
         limit: most characters shown.
         known: what some masking detectors found on the whole ``fact`` (the scan's own
-            detections): used instead of running them when the window is the whole fact.
+            detections): used instead of running them on the window, cut to it, when the
+            fact is short enough that no detector capped its search (:func:`_reusable`).
 
     Returns:
         The snippet, with ``…`` where text was cut on either side.
@@ -200,7 +243,8 @@ def redacted_snippet(
     if masker is not None:
         try:
             whole = lo == 0 and hi == len(fact)
-            masks += masker.spans(window, known if whole else None)
+            reuse = known if whole or _reusable(fact, known) else None
+            masks += masker.spans(window, reuse, lo)
         except Exception as exc:  # noqa: BLE001 - never show unmasked text instead
             _log.warning("evidence_masking_failed", error_type=type(exc).__name__)
             return WITHHELD
