@@ -174,3 +174,36 @@ def test_memoryfield_front_matter_alias_bomb_is_refused_per_page(tmp_path: Path)
     assert "bad YAML front matter at line 2: YAML anchors" in errors[0]
     assert "bad YAML front matter at line 2: YAML tags" in errors[1]
     assert any(i.raw and "Ana likes tea" in i.raw["fact"] for i in items)
+
+
+def _shipped_yaml() -> list[Path]:
+    root = Path(__file__).resolve().parents[1]
+    return sorted((root / "auditor" / "detectors" / "data").glob("*.yaml")) + sorted(
+        (root / "rules").rglob("*.yaml")
+    )
+
+
+def test_libyaml_reads_every_shipped_file_as_the_bounded_loader_does() -> None:
+    files = _shipped_yaml()
+    assert len(files) > 20
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        fast = safe_yaml._fast_load(text)
+        assert fast is not safe_yaml._SLOW, path
+        _nodes, values = safe_yaml.compose_documents(text, str(path))
+        assert fast == (values[0] if values else None), path
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a: &x 1\nb: *x\n", "x.yaml:1: YAML anchors"),
+        ("a: !!python/object:os.system x\n", "x.yaml:1: YAML tags"),
+        ("a: [1\n", "invalid YAML"),
+        ("a: 1\n---\nb: 2\n", "x.yaml:3: only one YAML document"),
+    ],
+)
+def test_what_libyaml_would_accept_wrongly_goes_the_bounded_way(text: str, reason: str) -> None:
+    assert safe_yaml._fast_load(text) is safe_yaml._SLOW
+    with pytest.raises(safe_yaml.YamlRefused, match=reason):
+        safe_yaml.load_text(text, "x.yaml")
