@@ -101,6 +101,21 @@ SCAN_ONLY = (
 STORE_AND_SETTINGS = ("sqlalchemy", "alembic", "pydantic_settings", "structlog", "argon2")
 #: Needed to migrate a store, not to read one: the schema check reads the version table.
 MIGRATIONS = ("alembic", "mako")
+#: What the detectors load (a scan loads them when a memory needs them, and only then).
+DETECTOR_MODULES = (
+    "presidio_analyzer",
+    "spacy",
+    "thinc",
+    "torch",
+    "detect_secrets",
+    "betterleaks",
+    "auditor.detectors.pii",
+    "auditor.detectors.secrets",
+    "auditor.detectors.injection",
+    "auditor.detectors.injection_model",
+    "auditor.detectors.special_categories",
+    "auditor.detectors.contradiction",
+)
 
 _PROBE = """
 import json, runpy, sys
@@ -150,6 +165,12 @@ def test_listings_load_no_detector_and_no_alembic(args: list[str], store_url: st
     loaded = _loaded(args, store_url)
     assert "sqlalchemy" in loaded  # it did read the store
     assert _hits(loaded, SCAN_ONLY + MIGRATIONS) == []
+
+
+def test_an_empty_scan_loads_no_detector(store_url: str) -> None:
+    loaded = _loaded(["scan", "--no-progress"], store_url)
+    assert "auditor.scan" in loaded and "auditor.engine" in loaded  # it did scan
+    assert _hits(loaded, DETECTOR_MODULES) == []
 
 
 def test_the_dashboards_services_load_no_scan_engine() -> None:

@@ -1,7 +1,9 @@
 """Detector registry: an explicit table of names to classes, imported on first use.
 
 ``build(name, params)`` returns a detector instance; equal (name, params) pairs share one
-instance, so heavy engines (Presidio, detect-secrets) are built once per process.
+instance, so heavy engines (Presidio, detect-secrets) are built once per process. What an
+engine must know before it builds anything (a detector's scope, what its loading involves)
+is recorded here, so planning a run imports no detector module.
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ __all__ = [
     "Detector",
     "MemoryView",
     "Span",
+    "LOADS",
+    "SCOPES",
     "build",
     "detector_class",
+    "detector_scope",
 ]
 
 #: detector name -> "module:class"
@@ -43,6 +48,26 @@ DETECTORS: dict[str, str] = {
     "control_chars": "auditor.detectors.control_chars:ControlCharsDetector",
 }
 
+#: the ``scope`` of each detector above (``"subject"``: it judges the memories of one
+#: subject together), so that an engine can plan without importing them; a test keeps it
+#: equal to the classes' own ``scope``
+SCOPES: dict[str, str] = {
+    name: "subject" if name in ("chains", "duplicates", "contradiction", "handover") else "memory"
+    for name in DETECTORS
+}
+#: the same, by class ("module:class"): what a name is registered as may change (tests)
+_SCOPE_OF_TARGET = {DETECTORS[name]: scope for name, scope in SCOPES.items()}
+
+#: what building a detector loads, where it takes noticeably long (for progress lines)
+LOADS: dict[str, str] = {
+    "pii": "Presidio, spaCy",
+    "secrets": "detect-secrets, Betterleaks",
+    "injection": "pattern tables",
+    "injection_model": "the n-gram classifier",
+    "contradiction": "frame and pair tables",
+    "special_category": "pattern tables",
+}
+
 _cache: dict[str, Detector] = {}
 _lock = threading.Lock()
 
@@ -57,6 +82,18 @@ def detector_class(name: str) -> type[Detector]:
     module_name, _, class_name = target.partition(":")
     cls: type[Detector] = getattr(importlib.import_module(module_name), class_name)
     return cls
+
+
+def detector_scope(name: str) -> str:
+    """``"memory"`` or ``"subject"``: the scope of the detector registered under ``name``
+    (from :data:`SCOPES`, without importing it; a class registered otherwise, e.g. by a
+    test, is imported to ask it).
+
+    Raises:
+        KeyError: no such detector.
+    """
+    found = _SCOPE_OF_TARGET.get(DETECTORS[name])
+    return found if found is not None else detector_class(name).scope
 
 
 def build(name: str, params: Mapping[str, Any] | None = None) -> Detector:
