@@ -4,8 +4,9 @@
   this checkout, and fails on a copy of it into which a forbidden import was planted: a
   detector that opens the store, a service that imports the CLI, an import cycle.
 * ``memaudit --help`` loads no store, settings or logging library; ``findings``,
-  ``memories list`` and ``summary`` load no detector engine, Presidio, spaCy or the
-  secrets scanners (the start-up cost is measured by ``benchmarks/startup_bench.py``).
+  ``memories list`` and ``summary`` load no detector engine, Presidio, spaCy, the
+  secrets scanners or Alembic; a scan with nothing to scan loads no detector (the
+  start-up cost is measured by ``benchmarks/startup_bench.py``).
 """
 
 from __future__ import annotations
