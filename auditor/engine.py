@@ -14,7 +14,11 @@ finds nothing); ``Engine(rules, prefilter=False)`` or ``MEMAUDIT_PREFILTER=0`` t
 Detectors are built on demand: a rule group's detector (Presidio and spaCy for ``pii``, the
 pattern tables of the others) is built when the first memory that the group's rules apply
 to arrives, so an engine that is given nothing builds none, and the write guard builds only
-the detectors of the rules that apply to its candidate. Building one can take seconds: the
+the detectors of the rules that apply to its candidate. A detector that can say, before it
+is built, what a text must contain for it to find anything (a gate: the pii detector's
+digits, ``@``, group and password words, :mod:`auditor.detectors.pii_gate`) waits for a
+memory that contains it, so a scan or a guard check of plain prose never loads Presidio.
+The gates are off with the prefilter. Building one can take seconds: the
 ``on_load`` callback hears of it first (the CLI prints a progress line). :meth:`Engine.load`
 builds them all at once (rule linting, benchmarks that keep start-up out of their timings).
 Findings are the same either way: a group's prefilter needles join the automaton when it
@@ -32,7 +36,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from auditor.config import Settings
-from auditor.detectors import build, detector_scope
+from auditor.detectors import build, build_gate, detector_scope
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
 from auditor.detectors.prefilter import Needles, Prefilter, prefilter_enabled
 from auditor.logging import scrub
@@ -84,6 +88,9 @@ class _Group:
     parts: frozenset[str] | None = None
     #: the engine has built the detector and taken its prefilter needles
     ready: bool = False
+    #: what a text must contain for the detector to find anything, known before it is
+    #: built (:func:`auditor.detectors.build_gate`; None: build it on the first memory)
+    gate: Needles | None = None
     _detector: Detector | None = None
     _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
 
@@ -149,6 +156,11 @@ class Engine:
         self.memory_groups = [g for g in groups.values() if scopes[g.name] == "memory"]
         self.subject_groups = [g for g in groups.values() if scopes[g.name] == "subject"]
         self._prefiltered = prefilter if prefilter is not None else prefilter_enabled()
+        if self._prefiltered:
+            for group in self.memory_groups:
+                group.gate = build_gate(group.name, group.params)
+        #: the gates of the memory groups (by index), in one automaton (built on first use)
+        self._gates: Prefilter[int] | None = None
         #: per memory group that declared prefilter needles: (group index, part) -> needles
         self._needles: dict[tuple[int, str], Needles] = {}
         self.prefilter: Prefilter[tuple[int, str]] | None = None
@@ -208,6 +220,36 @@ class Engine:
                     self.prefilter = Prefilter(self._needles)
             group.ready = True
 
+    def _ready_for(
+        self, index: int, group: _Group, text: str, opened: list[frozenset[int]]
+    ) -> bool:
+        """Build a memory group's detector for ``text``, unless its gate says that the
+        detector would find nothing in it (then False: it is spared this memory).
+
+        ``opened`` caches, per memory, the groups whose gate the text passes.
+        """
+        if group.gate is not None:
+            if not opened:
+                opened.append(self._open_gates(text))
+            if index not in opened[0]:
+                if self.timings is not None:
+                    self.skipped[group.label] = self.skipped.get(group.label, 0) + 1
+                return False
+        self._ready_memory_group(index, group)
+        return True
+
+    def _open_gates(self, text: str) -> frozenset[int]:
+        """The memory groups (indexes) whose gate lets ``text`` through."""
+        gates = self._gates
+        if gates is None:
+            with self._lock:
+                if self._gates is None:
+                    self._gates = Prefilter(
+                        {i: g.gate for i, g in enumerate(self.memory_groups) if g.gate is not None}
+                    )
+                gates = self._gates
+        return gates.decide(text)
+
     def _ready_subject_group(self, group: _Group) -> None:
         with self._lock:
             if not group.ready:
@@ -221,12 +263,13 @@ class Engine:
         timings = self.timings
         may: frozenset[tuple[int, str]] | None = None
         decided_by: Prefilter[tuple[int, str]] | None = None
+        opened: list[frozenset[int]] = []  # the groups whose gate ``m`` passes (once known)
         for index, group in enumerate(self.memory_groups):
             rules = group.applicable(m)
             if not rules:
                 continue
-            if not group.ready:
-                self._ready_memory_group(index, group)
+            if not group.ready and not self._ready_for(index, group, m.fact, opened):
+                continue
             parts: frozenset[str] | None = None
             prefilter = self.prefilter
             if group.parts is not None and prefilter is not None:

@@ -174,6 +174,13 @@ def test_an_empty_scan_loads_no_detector(store_url: str) -> None:
     assert _hits(loaded, DETECTOR_MODULES) == []
 
 
+def test_guarding_plain_prose_loads_no_presidio(store_url: str) -> None:
+    # the pii rules apply to the candidate, but it holds nothing they could find
+    loaded = _loaded(["guard", "--fact", "prefers green tea in the morning"], store_url)
+    assert "auditor.detectors.injection" in loaded  # the guard did judge it
+    assert _hits(loaded, ("presidio_analyzer", "spacy", "thinc", "auditor.detectors.pii")) == []
+
+
 def test_the_dashboards_services_load_no_scan_engine() -> None:
     probe = (
         "import json, sys\n"

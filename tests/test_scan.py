@@ -376,6 +376,22 @@ def test_the_guard_builds_only_the_detectors_of_the_rules_that_apply(
     assert loaded == ["keyword"] and len(registry) == 1  # MA-TST-001 is for external content
 
 
+def test_presidio_waits_for_a_memory_that_may_hold_personal_data(
+    registry: dict[str, object],
+) -> None:
+    from auditor.config import load_settings
+
+    guard = WriteGuard(load_pack(), load_settings())  # the shipped pack
+    loaded: list[str] = []
+    guard.engine.on_load = loaded.append
+    assert guard.check(make_record(fact="Prefers green tea in the morning")).decision == "allow"
+    assert "pii" not in loaded and not any(key.startswith("pii\0") for key in registry)
+    assert any(g.name == "pii" for g in guard.engine.memory_groups)  # its rules did apply
+    phone = guard.check(make_record(fact="call Kim at +1 415 555 0134 after six"))
+    assert loaded.count("pii") == 1 and any(key.startswith("pii\0") for key in registry)
+    assert any(r["rule_id"].startswith("MA-PII") for r in phone.reasons)
+
+
 def test_guard_and_scan_say_which_detectors_they_load(  # type: ignore[no-untyped-def]
     run_cli, db_url: str, tmp_path: Path
 ) -> None:
@@ -392,6 +408,10 @@ def test_guard_and_scan_say_which_detectors_they_load(  # type: ignore[no-untype
     guarded = cli("guard", "--fact", "call Kim at +1 415 555 0134 after six")
     assert json.loads(guarded.out)["decision"] in ("allow", "quarantine", "reject")
     assert "guard: loading detectors: pii (Presidio, spaCy) ..." in guarded.err
+    plain = cli("guard", "--fact", "prefers green tea in the morning")
+    assert json.loads(plain.out)["decision"] == "allow"
+    assert "loading detectors: injection (pattern tables)" in plain.err
+    assert "pii" not in plain.err  # nothing in it that the pii rules could find
 
 
 PAIR_RULE = {

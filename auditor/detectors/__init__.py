@@ -12,12 +12,16 @@ import importlib
 import json
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 
+if TYPE_CHECKING:
+    from auditor.detectors.prefilter import Needles
+
 __all__ = [
     "DETECTORS",
+    "GATES",
     "DetectContext",
     "Detection",
     "Detector",
@@ -26,6 +30,7 @@ __all__ = [
     "LOADS",
     "SCOPES",
     "build",
+    "build_gate",
     "detector_class",
     "detector_scope",
 ]
@@ -57,6 +62,8 @@ SCOPES: dict[str, str] = {
 }
 #: the same, by class ("module:class"): what a name is registered as may change (tests)
 _SCOPE_OF_TARGET = {DETECTORS[name]: scope for name, scope in SCOPES.items()}
+#: the classes registered at first (a gate below holds for these only)
+_SHIPPED = dict(DETECTORS)
 
 #: what building a detector loads, where it takes noticeably long (for progress lines)
 LOADS: dict[str, str] = {
@@ -66,6 +73,13 @@ LOADS: dict[str, str] = {
     "injection_model": "the n-gram classifier",
     "contradiction": "frame and pair tables",
     "special_category": "pattern tables",
+}
+
+#: detectors whose build can wait for a memory that may hold what they look for: a function
+#: ``params -> Needles | None`` (a light module, no engine loaded) giving what a text must
+#: contain for the detector to find anything (None: the params leave it open)
+GATES: dict[str, str] = {
+    "pii": "auditor.detectors.pii_gate:identifier_needles",
 }
 
 _cache: dict[str, Detector] = {}
@@ -94,6 +108,19 @@ def detector_scope(name: str) -> str:
     """
     found = _SCOPE_OF_TARGET.get(DETECTORS[name])
     return found if found is not None else detector_class(name).scope
+
+
+def build_gate(name: str, params: Mapping[str, Any] | None = None) -> Needles | None:
+    """What a text must contain for the detector ``name`` with ``params`` to find anything,
+    known without building it (None: nothing known, build it to see)."""
+    target = GATES.get(name)
+    if target is None or DETECTORS.get(name) != _SHIPPED.get(name):
+        return None
+    module_name, _, function_name = target.partition(":")
+    needles: Needles | None = getattr(importlib.import_module(module_name), function_name)(
+        params or {}
+    )
+    return needles
 
 
 def build(name: str, params: Mapping[str, Any] | None = None) -> Detector:
