@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         how = (
             "bytecode cached"
             if cached
-            else ("no bytecode written (PYTHONDONTWRITEBYTECODE)" if no_write else "environment")
+            else ("PYTHONDONTWRITEBYTECODE: installed .pyc only" if no_write else "environment")
         )
         for source in args.source:
             figures = measure(args.python, source.resolve(), args.repeat, cached)
