@@ -25,11 +25,15 @@ help:
 # The package alone, installed with uv (a single Rust binary from PyPI, put in the venv by
 # pip): it fetches and unpacks the ~100 wheels in parallel, several times faster than pip,
 # which keeps a cold `make run` within its two minutes. UV_NATIVE_TLS: the system's CA store.
+# UV_COMPILE_BYTECODE: uv writes no .pyc files by default (pip does), and where
+# PYTHONDONTWRITEBYTECODE is set Python never caches them either: every `memaudit` command
+# would compile SQLAlchemy, pydantic ... from source, most of a listing's start-up
+# (benchmarks/startup_bench.py: 1.6 s CPU for `findings` instead of 0.65 s).
 $(RUN_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "memaudit needs Python >= 3.11; set PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet 'uv>=0.5'
-	UV_NATIVE_TLS=1 $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e .
+	UV_NATIVE_TLS=1 UV_COMPILE_BYTECODE=1 $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e .
 	@touch $(RUN_STAMP)
 
 # The test extras with pip: it honours the machine's pip configuration (local wheel folders,

@@ -42,7 +42,7 @@ def main() -> None:
     outputs = []
     print(f"{args.corpus}: {n:,} memories, per-memory rules only, CPU time of this process")
     for on in (False, True):
-        engine = Engine(pack.active(), prefilter=on)
+        engine = Engine(pack.active(), prefilter=on).load()
         engine.run(views[:20], ctx)  # builds and warms the detectors, untimed
         engine.start_profile()
         started = time.process_time()

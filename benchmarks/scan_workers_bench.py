@@ -54,6 +54,7 @@ def _one(corpus: Path, folder: Path, workers: int, shards: int) -> dict[str, flo
     Importer(db, actor="bench").run(open_source("jsonl", corpus, settings))
     imported = time.perf_counter() - t0
     scanner = Scanner(db, load_pack())
+    scanner.engine.load()  # this process's detectors: start-up, untimed as before
     children0, self0 = _cpu(resource.RUSAGE_CHILDREN), _cpu(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     summary = scanner.run(full=True, workers=workers, shards=shards)

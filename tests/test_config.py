@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
-from auditor.config import DEFAULT_DATABASE_URL, Settings, load_settings, tier_rank
+from auditor.config import (
+    DEFAULT_DATABASE_URL,
+    Settings,
+    _sqlite_database,
+    load_settings,
+    tier_rank,
+)
 from auditor.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,3 +105,79 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     documented = set(re.findall(r"`MEMAUDIT_([A-Z0-9_]+)`", readme))
     for name in Settings.model_fields:
         assert name.upper() in documented, f"MEMAUDIT_{name.upper()} is not in the README"
+
+
+def _sqlalchemys_reading(url: str) -> str | None:
+    """The SQLite file of a URL as SQLAlchemy reads it (what config used to call)."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    return None if database.startswith("file:") else database
+
+
+def _reading(read: Callable[[str], str | None], url: str) -> object:
+    try:
+        return read(url)
+    except ValueError as exc:  # a port that is not a number
+        return ("ValueError", type(exc))
+
+
+URLS = [
+    "sqlite:///memaudit.db",
+    "sqlite:////srv/memaudit/store.db",
+    "sqlite+pysqlite:///a%20b.db",
+    "sqlite:///~/stores/x.db",
+    "sqlite://",
+    "sqlite:///",
+    "sqlite:///:memory:",
+    "sqlite:///%3Amemory%3A",
+    "sqlite:///file:x.db?mode=ro&uri=true",
+    "sqlite:///x.db?timeout=5",
+    "sqlite://user:pw@host:5/x.db",
+    "sqlite://host:port/x.db",
+    "sqlite://[::1]/x.db",
+    "SQLITE:///x.db",
+    "sqlite:/x.db",
+    "sqlite:x.db",
+    "postgresql+psycopg://postgres@127.0.0.1:5432/test",
+    "mysql://u:p@h/db",
+    "not a url",
+    "",
+]
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_settings_read_a_sqlite_url_as_sqlalchemy_does(url: str) -> None:
+    assert _reading(_sqlite_database, url) == _reading(_sqlalchemys_reading, url)
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet="sqlite+pysq:/@[]?&=%3A.~xdb:memory1 ", max_size=40).map(
+        lambda tail: "sqlite" + tail
+    )
+    | st.text(max_size=40)
+)
+def test_any_url_is_read_as_sqlalchemy_reads_it(url: str) -> None:
+    assert _reading(_sqlite_database, url) == _reading(_sqlalchemys_reading, url)
+
+
+def test_reading_the_settings_imports_no_sqlalchemy(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from auditor.config import load_settings, sqlite_key_file\n"
+        f"s = load_settings(database_url='sqlite:///{tmp_path / 'x.db'}')\n"
+        "s.audit_key(); assert sqlite_key_file(s.database_url) is not None\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -450,3 +450,23 @@ def test_the_country_word_shortcut_gives_the_same_candidates_as_every_gate() -> 
 
     assert [det._candidates(t) for t in texts] == [every_gate(t) for t in texts]
     assert any(e in pii_module._COUNTRY_ENTITIES for t in texts for e in det._candidates(t))
+
+
+def test_the_gate_is_the_identifiers_part_of_the_built_detector() -> None:
+    # the engine builds the detector only for a memory that passes the gate: the gate must
+    # be exactly what the built detector's run-deciding part needs
+    from auditor.detectors.pii_gate import identifier_needles
+    from auditor.rulepack.pack import load_pack
+
+    shipped = [dict(r.params) for r in load_pack().rules if r.detector == "pii"]
+    assert shipped
+    single = [
+        {"entities": [e]} for e in pii_module.SUPPORTED_ENTITIES if e not in pii_module.NER_ENTITIES
+    ]
+    for params in [{}, *shipped, *single]:
+        built = PiiDetector(params).prefilter_needles()["identifiers"]
+        assert identifier_needles(params) == built, params
+    gate = identifier_needles({"entities": ["EMAIL_ADDRESS", "PERSON"], "ner_model": "m"})
+    assert gate is not None and gate.always
+    assert identifier_needles({"entities": ["NO_SUCH_ENTITY"]}) is None
+    assert identifier_needles({"entities": "EMAIL_ADDRESS"}) is None

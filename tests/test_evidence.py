@@ -17,7 +17,6 @@ from auditor.access import accounts
 from auditor.access import officer as access
 from auditor.access.accounts import Actor
 from auditor.config import Settings
-from auditor.detectors import build
 from auditor.detectors.base import DetectContext, Detection, MemoryView, Span
 from auditor.rulepack.engine import Engine, case_views
 from auditor.rulepack.pack import load_pack
@@ -131,7 +130,7 @@ def test_the_scans_detections_mask_the_window_instead_of_running_again(
         reason="planted",
         spans=(Span(start, start + 6, "LOCATION"),),
     )
-    known: Known = {build("pii", {}): [planted]}  # pii does not find it: only reuse masks it
+    known: Known = {"pii": [planted]}  # pii does not find it: only reuse masks it
     assert "Sydney" in redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=masker)
     fresh = EvidenceMasker(Settings())  # (the masker keeps the spans of recent windows)
     reused = redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=fresh, known=known)
@@ -151,7 +150,7 @@ def test_the_scans_detections_mask_the_window_instead_of_running_again(
         [(1400, 1405, "x")],
         mask_own=False,
         masker=EvidenceMasker(Settings()),
-        known={build("pii", {}): [moved]},
+        known={"pii": [moved]},
     )
     assert window.startswith("…") and window.endswith("…")  # a part of the fact
     assert "Sydney" not in window and "[LOCATION]" in window
@@ -178,7 +177,7 @@ def test_a_detection_across_the_windows_edge_is_masked_up_to_the_edge() -> None:
         [(fact.index("token"), fact.index("token") + 5, "x")],
         mask_own=False,
         masker=EvidenceMasker(Settings()),
-        known={build("secrets", {}): [planted]},
+        known={"secrets": [planted]},
     )
     assert "QQQ" not in snippet and "[SECRET]" in snippet
 
@@ -205,9 +204,7 @@ def test_reusing_the_scans_detections_gives_the_same_evidence_for_every_flag_cas
         )
         hits, errors = engine.run_memory(view, ctx)
         assert errors == []
-        assert set(engine.kept[view.memory_id]) == {
-            build(name, {}) for name in ("pii", "special_category", "secrets")
-        }
+        assert set(engine.kept[view.memory_id]) == {"pii", "special_category", "secrets"}
         for hit in hits:
             mask = hit.rule.category in ("sensitive", "secret")
             views = {view.memory_id: view}

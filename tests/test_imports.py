@@ -4,8 +4,9 @@
   this checkout, and fails on a copy of it into which a forbidden import was planted: a
   detector that opens the store, a service that imports the CLI, an import cycle.
 * ``memaudit --help`` loads no store, settings or logging library; ``findings``,
-  ``memories list`` and ``summary`` load no detector engine, Presidio, spaCy or the
-  secrets scanners (the start-up cost is measured by ``benchmarks/startup_bench.py``).
+  ``memories list`` and ``summary`` load no detector engine, Presidio, spaCy, the
+  secrets scanners or Alembic; a scan with nothing to scan loads no detector (the
+  start-up cost is measured by ``benchmarks/startup_bench.py``).
 """
 
 from __future__ import annotations
@@ -106,6 +107,23 @@ SCAN_ONLY = (
 )
 #: Not needed to print the help either.
 STORE_AND_SETTINGS = ("sqlalchemy", "alembic", "pydantic_settings", "structlog", "argon2")
+#: Needed to migrate a store, not to read one: the schema check reads the version table.
+MIGRATIONS = ("alembic", "mako")
+#: What the detectors load (a scan loads them when a memory needs them, and only then).
+DETECTOR_MODULES = (
+    "presidio_analyzer",
+    "spacy",
+    "thinc",
+    "torch",
+    "detect_secrets",
+    "betterleaks",
+    "auditor.detectors.pii",
+    "auditor.detectors.secrets",
+    "auditor.detectors.injection",
+    "auditor.detectors.injection_model",
+    "auditor.detectors.special_categories",
+    "auditor.detectors.contradiction",
+)
 
 _PROBE = """
 import json, runpy, sys
@@ -151,10 +169,23 @@ def test_help_loads_neither_the_store_nor_the_detectors(store_url: str) -> None:
 
 
 @pytest.mark.parametrize("args", [["findings"], ["memories", "list"], ["summary"]])
-def test_listings_load_no_detector(args: list[str], store_url: str) -> None:
+def test_listings_load_no_detector_and_no_alembic(args: list[str], store_url: str) -> None:
     loaded = _loaded(args, store_url)
     assert "sqlalchemy" in loaded  # it did read the store
-    assert _hits(loaded, SCAN_ONLY) == []
+    assert _hits(loaded, SCAN_ONLY + MIGRATIONS) == []
+
+
+def test_an_empty_scan_loads_no_detector(store_url: str) -> None:
+    loaded = _loaded(["scan", "--no-progress"], store_url)
+    assert "auditor.scan.scanner" in loaded and "auditor.rulepack.engine" in loaded  # it did scan
+    assert _hits(loaded, DETECTOR_MODULES) == []
+
+
+def test_guarding_plain_prose_loads_no_presidio(store_url: str) -> None:
+    # the pii rules apply to the candidate, but it holds nothing they could find
+    loaded = _loaded(["guard", "--fact", "prefers green tea in the morning"], store_url)
+    assert "auditor.detectors.injection" in loaded  # the guard did judge it
+    assert _hits(loaded, ("presidio_analyzer", "spacy", "thinc", "auditor.detectors.pii")) == []
 
 
 def test_the_dashboards_services_load_no_scan_engine() -> None:

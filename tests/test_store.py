@@ -14,7 +14,7 @@ from sqlalchemy import text
 from auditor.config import load_settings
 from auditor.errors import ConfigError, StoreError
 from auditor.lifecycle.machine import Lifecycle
-from auditor.store.db import Database
+from auditor.store.db import HEAD_REVISION, Database
 from auditor.store.models import Base, Memory, foreign_table
 from auditor.testing import make_record
 
@@ -65,6 +65,44 @@ def test_require_schema_names_the_fix(tmp_path: Path) -> None:
         db.require_schema()
     db.upgrade()
     db.require_schema()
+    db.dispose()
+
+
+def test_the_recorded_head_revision_is_alembics_head(tmp_path: Path) -> None:
+    # require_schema compares with HEAD_REVISION instead of loading Alembic: a new
+    # migration must move it too
+    db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'x.db'}"))
+    assert HEAD_REVISION == db.head_revision()
+    db.dispose()
+
+
+def test_current_revision_reads_what_alembic_reads(db_url: str) -> None:
+    db = Database(load_settings(database_url=db_url))
+
+    def alembics() -> str | None:
+        with db.engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+
+    assert db.current_revision() is None and alembics() is None
+    cfg = db.alembic_config()
+    for revision in ("0001", "0003", "head"):
+        with db.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+        assert db.current_revision() == alembics() is not None
+    assert db.current_revision() == HEAD_REVISION
+    db.require_schema()
+    db.dispose()
+
+
+def test_require_schema_names_an_old_schema(tmp_path: Path) -> None:
+    db = Database(load_settings(database_url=f"sqlite:///{tmp_path / 'x.db'}"))
+    cfg = db.alembic_config()
+    with db.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+    with pytest.raises(StoreError, match=f"at schema 0005, this memaudit needs {HEAD_REVISION}"):
+        db.require_schema()
     db.dispose()
 
 

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -731,6 +731,22 @@ rules_option = click.option(
 )
 
 
+def _loading_line(command: str) -> Callable[[str], None]:
+    """An engine's ``on_load``: a line on standard error for each detector that takes a
+    while to build (``scan: loading detectors: pii (Presidio, spaCy) ...``)."""
+    from auditor.detectors import LOADS
+
+    def say(name: str) -> None:
+        if name in LOADS:
+            err_console.print(
+                f"{command}: loading detectors: {name} ({LOADS[name]}) ...",
+                markup=False,
+                highlight=False,
+            )
+
+    return say
+
+
 def _pack(c: Ctx, rules_dir: Path | None) -> RulePack:
     from auditor.rulepack.pack import load_pack
 
@@ -767,7 +783,7 @@ def rules_lint(c: Ctx, rules_dir: Path | None) -> None:
 
     for rule in pack.rules:
         try:
-            Engine([rule])
+            Engine([rule]).load()  # builds the detector: that checks the params
         except (ValueError, TypeError, KeyError) as exc:
             raise RuleError(f"{rule.where}: params: {exc}") from None
     click.echo(f"{len(pack.rules)} rules OK in {pack.root} (pack sha256 {pack.sha256[:16]})")
@@ -837,13 +853,10 @@ def scan(
 
     db = c.db()
     pack = _pack(c, rules_dir)
-    # Presidio, spaCy and the pattern tables take seconds to load: say so before the wait.
-    err_console.print(
-        f"scan: {len(pack.rules)} rules; loading the detectors the work needs ...",
-        markup=False,
-        highlight=False,
-    )
     scanner = Scanner(db, pack, judge=judge_from_settings(c.settings))
+    # detectors are built when the first memory that needs them arrives (none for an
+    # empty scan); Presidio, spaCy and the pattern tables take seconds: say so at the time
+    scanner.engine.on_load = _loading_line("scan")
     show = sys.stderr.isatty() if progress is None else progress
     from auditor.scan.workers import stop_on_signals
 
@@ -1216,12 +1229,10 @@ def guard(c: Ctx, /, rules_dir: Path | None, consents: tuple[str, ...], **fields
         fields["subject"] = "user:candidate"
     record = _build_record(**fields)
     pack = _pack(c, rules_dir)
-    err_console.print(
-        f"guard: {len(pack.rules)} rules; loading the detectors they need ...",
-        markup=False,
-        highlight=False,
-    )
-    verdict = WriteGuard(pack, c.settings).check(record, consents=frozenset(consents))
+    write_guard = WriteGuard(pack, c.settings)
+    # only the detectors of the rules that apply to the candidate are built
+    write_guard.engine.on_load = _loading_line("guard")
+    verdict = write_guard.check(record, consents=frozenset(consents))
     click.echo(json.dumps(verdict.as_dict(), ensure_ascii=False, indent=2))
     if verdict.decision != "allow":
         sys.exit(ExitCode.CHECK_FAILED)

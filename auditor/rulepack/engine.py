@@ -11,19 +11,33 @@ over the memory's text (every needle the detectors declare, in one automaton) de
 of them can possibly fire; the others are not called, and a detector with parts is told
 which of its parts may fire. The decision is exact (a detector none of whose needles occurs
 finds nothing); ``Engine(rules, prefilter=False)`` or ``MEMAUDIT_PREFILTER=0`` turns it off.
+
+Detectors are built on demand: a rule group's detector (Presidio and spaCy for ``pii``, the
+pattern tables of the others) is built when the first memory that the group's rules apply
+to arrives, so an engine that is given nothing builds none, and the write guard builds only
+the detectors of the rules that apply to its candidate. A detector that can say, before it
+is built, what a text must contain for it to find anything (a gate: the pii detector's
+digits, ``@``, group and password words, :mod:`auditor.detectors.pii_gate`) waits for a
+memory that contains it, so a scan or a guard check of plain prose never loads Presidio.
+The gates are off with the prefilter. Building one can take seconds: the
+``on_load`` callback hears of it first (the CLI prints a progress line). :meth:`Engine.load`
+builds them all at once (rule linting, benchmarks that keep start-up out of their timings).
+Findings are the same either way: a group's prefilter needles join the automaton when it
+is built, before any memory is judged with it.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from auditor.config import Settings
-from auditor.detectors import build
+from auditor.detectors import build, build_gate, detector_scope
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
 from auditor.detectors.prefilter import Needles, Prefilter, prefilter_enabled
 from auditor.logging import scrub
@@ -66,14 +80,34 @@ class EngineError:
 
 @dataclass
 class _Group:
-    detector: Detector
+    #: the registry name and the params of the rules' shared detector
+    name: str
+    params: Mapping[str, Any]
     rules: list[Rule] = field(default_factory=list)
     label: str = ""
     #: the detector's parts (None: not prefiltered, it runs on every memory)
     parts: frozenset[str] | None = None
     #: keep this group's detections per memory in :attr:`Engine.kept`
     keep: bool = False
+    #: the engine has built the detector and taken its prefilter needles
+    ready: bool = False
+    #: what a text must contain for the detector to find anything, known before it is
+    #: built (:func:`auditor.detectors.build_gate`; None: build it on the first memory)
+    gate: Needles | None = None
+    _detector: Detector | None = None
     _applicable: dict[tuple[str, str, str, str], list[Rule]] = field(default_factory=dict)
+
+    @property
+    def built(self) -> bool:
+        """Whether the detector has been built."""
+        return self._detector is not None
+
+    @property
+    def detector(self) -> Detector:
+        """The rules' detector, built on first use (shared through the registry)."""
+        if self._detector is None:
+            self._detector = build(self.name, self.params)
+        return self._detector
 
     def applicable(self, m: MemoryView) -> list[Rule]:
         """The group's rules that apply to ``m`` (memoised on the properties rules test)."""
@@ -96,37 +130,58 @@ class Engine:
         rules: the rules to run (usually ``pack.active()``).
         prefilter: decide in one pass per memory which detectors can fire (default: on
             unless ``MEMAUDIT_PREFILTER=0``); findings are the same either way.
+        on_load: called with a detector's name just before the engine builds it (building
+            one can take seconds: Presidio, spaCy, pattern tables).
+
+    Raises:
+        KeyError: a rule names an unknown detector. Invalid params are found when the
+            detector is built (:meth:`load` builds every one).
     """
 
-    def __init__(self, rules: Sequence[Rule], prefilter: bool | None = None) -> None:
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        prefilter: bool | None = None,
+        on_load: Callable[[str], None] | None = None,
+    ) -> None:
         self.rules = list(rules)
+        self.on_load = on_load
         groups: dict[str, _Group] = {}
         for rule in self.rules:
             key = rule.detector + "\0" + json.dumps(rule.params, sort_keys=True, default=str)
             if key not in groups:
-                groups[key] = _Group(build(rule.detector, rule.params))
+                groups[key] = _Group(rule.detector, rule.params)
             groups[key].rules.append(rule)
         for group in groups.values():
             more = f" +{len(group.rules) - 1}" if len(group.rules) > 1 else ""
-            group.label = f"{group.detector.name} [{group.rules[0].id}{more}]"
-        self.memory_groups = [g for g in groups.values() if g.detector.scope == "memory"]
-        self.subject_groups = [g for g in groups.values() if g.detector.scope == "subject"]
+            group.label = f"{group.name} [{group.rules[0].id}{more}]"
+        scopes = {g.name: detector_scope(g.name) for g in groups.values()}
+        self.memory_groups = [g for g in groups.values() if scopes[g.name] == "memory"]
+        self.subject_groups = [g for g in groups.values() if scopes[g.name] == "subject"]
+        self._prefiltered = prefilter if prefilter is not None else prefilter_enabled()
+        if self._prefiltered:
+            for group in self.memory_groups:
+                group.gate = build_gate(group.name, group.params)
+        #: the gates of the memory groups (by index), in one automaton (built on first use)
+        self._gates: Prefilter[int] | None = None
+        #: per memory group that declared prefilter needles: (group index, part) -> needles
+        self._needles: dict[tuple[int, str], Needles] = {}
         self.prefilter: Prefilter[tuple[int, str]] | None = None
-        if prefilter if prefilter is not None else prefilter_enabled():
-            self.prefilter = _build_prefilter(self.memory_groups)
+        self._lock = threading.RLock()
         #: per rule group (its label): memories the prefilter spared it (when profiling)
         self.skipped: dict[str, int] = {}
         #: per rule group (its label): [seconds inside the detector, calls]; None = off
         self.timings: dict[str, list[float]] | None = None
         #: memory id -> detector -> every detection it made on that memory's whole fact
         #: (before rule selection), for the detectors :meth:`keep_detections` names
-        self.kept: dict[str, dict[Detector, list[Detection]]] = {}
+        self.kept: dict[str, dict[str, list[Detection]]] = {}
 
     def keep_detections(self, names: Iterable[str]) -> None:
         """From now on, keep in :attr:`kept` what these detectors (with their default
-        parameters) find on each memory they run on; a memory the prefilter spared them
-        keeps an empty list (exact: they would find nothing), one they did not run on (no
-        rule applies, or they failed) keeps nothing. The caller empties :attr:`kept`.
+        parameters) find on each memory they run on, by detector name; a memory the prefilter
+        or a detector's gate spared them keeps an empty list (exact: they would find
+        nothing), one they did not run on (no rule applies, or they failed) keeps nothing.
+        The caller empties :attr:`kept`.
 
         The evidence masker reuses them instead of running the same detectors again.
         """
@@ -153,33 +208,112 @@ class Engine:
         """An engine over the pack's active rules."""
         return cls(pack.active())
 
+    def load(self) -> Engine:
+        """Build every rule group's detector now (instead of on demand); returns the engine.
+
+        Raises:
+            ValueError, TypeError: a rule's params are invalid (the message names them).
+        """
+        for index, group in enumerate(self.memory_groups):
+            self._ready_memory_group(index, group)
+        for group in self.subject_groups:
+            self._ready_subject_group(group)
+        return self
+
+    def _build(self, group: _Group) -> Detector:
+        if not group.built and self.on_load is not None:
+            self.on_load(group.name)
+        return group.detector
+
+    def _ready_memory_group(self, index: int, group: _Group) -> None:
+        """Build a memory group's detector; its prefilter needles join the automaton."""
+        with self._lock:
+            if group.ready:
+                return
+            detector = self._build(group)
+            if self._prefiltered:
+                declared = detector.prefilter_needles()
+                if declared:
+                    group.parts = frozenset(declared)
+                    for part, found in declared.items():
+                        self._needles[(index, part)] = found
+                    self.prefilter = Prefilter(self._needles)
+            group.ready = True
+
+    def _ready_for(
+        self, index: int, group: _Group, text: str, opened: list[frozenset[int]]
+    ) -> bool:
+        """Build a memory group's detector for ``text``, unless its gate says that the
+        detector would find nothing in it (then False: it is spared this memory).
+
+        ``opened`` caches, per memory, the groups whose gate the text passes.
+        """
+        if group.gate is not None:
+            if not opened:
+                opened.append(self._open_gates(text))
+            if index not in opened[0]:
+                return False
+        self._ready_memory_group(index, group)
+        return True
+
+    def _spared(self, group: _Group, memory_id: str) -> None:
+        """A memory group's detector would find nothing in this memory: count it, and keep
+        its (empty) detections when they are kept."""
+        if self.timings is not None:
+            self.skipped[group.label] = self.skipped.get(group.label, 0) + 1
+        if group.keep:
+            self.kept.setdefault(memory_id, {})[group.name] = []
+
+    def _open_gates(self, text: str) -> frozenset[int]:
+        """The memory groups (indexes) whose gate lets ``text`` through."""
+        gates = self._gates
+        if gates is None:
+            with self._lock:
+                if self._gates is None:
+                    self._gates = Prefilter(
+                        {i: g.gate for i, g in enumerate(self.memory_groups) if g.gate is not None}
+                    )
+                gates = self._gates
+        return gates.decide(text)
+
+    def _ready_subject_group(self, group: _Group) -> None:
+        with self._lock:
+            if not group.ready:
+                self._build(group)
+                group.ready = True
+
     def run_memory(self, m: MemoryView, ctx: DetectContext) -> tuple[list[Hit], list[EngineError]]:
         """Per-memory rules on one memory."""
         hits: list[Hit] = []
         errors: list[EngineError] = []
         timings = self.timings
         may: frozenset[tuple[int, str]] | None = None
+        decided_by: Prefilter[tuple[int, str]] | None = None
+        opened: list[frozenset[int]] = []  # the groups whose gate ``m`` passes (once known)
         for index, group in enumerate(self.memory_groups):
             rules = group.applicable(m)
             if not rules:
                 continue
+            if not group.ready and not self._ready_for(index, group, m.fact, opened):
+                self._spared(group, m.memory_id)  # by its gate
+                continue
             parts: frozenset[str] | None = None
-            if group.parts is not None and self.prefilter is not None:
-                if may is None:
-                    may = self.prefilter.decide(m.fact)
+            prefilter = self.prefilter
+            if group.parts is not None and prefilter is not None:
+                if may is None or prefilter is not decided_by:
+                    # (again when a group built since has grown the automaton)
+                    may, decided_by = prefilter.decide(m.fact), prefilter
                 parts = frozenset(p for p in group.parts if (index, p) in may)
                 if not parts:
-                    if timings is not None:
-                        self.skipped[group.label] = self.skipped.get(group.label, 0) + 1
-                    if group.keep:
-                        self.kept.setdefault(m.memory_id, {})[group.detector] = []
+                    self._spared(group, m.memory_id)  # by the prefilter
                     continue
             started = time.perf_counter() if timings is not None else 0.0
+            detector = group.detector
             try:
                 if parts is None:
-                    detections = group.detector.analyze(m, ctx)
+                    detections = detector.analyze(m, ctx)
                 else:
-                    detections = group.detector.analyze_parts(m, ctx, parts)
+                    detections = detector.analyze_parts(m, ctx, parts)
             except Exception as exc:  # noqa: BLE001 - one memory must not stop a scan
                 errors.append(_error(rules, (m.memory_id,), exc))
                 continue
@@ -187,7 +321,7 @@ class Engine:
                 if timings is not None:
                     _tick(timings, group.label, started)
             if group.keep:
-                self.kept.setdefault(m.memory_id, {})[group.detector] = detections
+                self.kept.setdefault(m.memory_id, {})[group.name] = detections
             for d in detections:
                 hits.extend(Hit(r, d) for r in rules if r.selects(d.entity, d.score))
         return hits, errors
@@ -205,6 +339,7 @@ class Engine:
             usable = [m for m in memories if group.applicable(m)]
             if not usable:
                 continue
+            self._ready_subject_group(group)
             by_id = {m.memory_id: m for m in usable}
             started = time.perf_counter() if timings is not None else 0.0
             try:
@@ -242,19 +377,6 @@ class Engine:
                 hits += h
                 errors += e
         return hits, errors
-
-
-def _build_prefilter(groups: Sequence[_Group]) -> Prefilter[tuple[int, str]] | None:
-    """One automaton over the needles of every group that declares them (None: no group)."""
-    needles: dict[tuple[int, str], Needles] = {}
-    for index, group in enumerate(groups):
-        declared = group.detector.prefilter_needles()
-        if not declared:
-            continue
-        group.parts = frozenset(declared)
-        for part, found in declared.items():
-            needles[(index, part)] = found
-    return Prefilter(needles) if needles else None
 
 
 def _tick(timings: dict[str, list[float]], label: str, started: float) -> None:

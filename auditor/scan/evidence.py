@@ -69,7 +69,7 @@ WITHHELD = "[snippet withheld: the masking detectors failed]"
 
 Span = tuple[int, int, str]
 #: per detector, what it found on a memory's whole fact (``Engine.kept`` of the rule engine)
-Known = Mapping[Detector, Sequence[Detection]]
+Known = Mapping[str, Sequence[Detection]]
 _log = structlog.get_logger(__name__)
 
 
@@ -135,12 +135,11 @@ class EvidenceMasker:
             if cached is not None:
                 self._recent.move_to_end(text)
                 return list(cached)
-        detectors = self._detectors()
         found: list[Span] = []
         if known:
             end = offset + len(text)
-            for detector in detectors:
-                for d in known.get(detector, ()):
+            for name in self.names:
+                for d in known.get(name, ()):
                     found += [
                         (
                             max(sp.start, offset) - offset,
@@ -150,9 +149,12 @@ class EvidenceMasker:
                         for sp in d.spans
                         if sp.end > offset and sp.start < end
                     ]
-            detectors = [d for d in detectors if d not in known]
-        if detectors:
-            found += self._run(text, detectors)
+        missing = [name for name in self.names if not known or name not in known]
+        if missing:  # only then are the detectors built (Presidio, spaCy: seconds)
+            detectors = self._detectors()
+            found += self._run(
+                text, [d for n, d in zip(self.names, detectors, strict=True) if n in missing]
+            )
         with self._recent_lock:
             self._recent[text] = found
             if len(self._recent) > _RECENT_WINDOWS:

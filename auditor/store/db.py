@@ -12,13 +12,9 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config as AlembicConfig
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -29,9 +25,18 @@ from auditor.store import crypto_events
 from auditor.store.crypto import FieldCipher
 from auditor.store.subject_keys import SubjectKeyStore, keystore_for_url
 
-__all__ = ["Database", "redact_url"]
+if TYPE_CHECKING:
+    from alembic.config import Config as AlembicConfig
+
+__all__ = ["HEAD_REVISION", "Database", "redact_url"]
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+#: The newest migration's revision id. :meth:`Database.require_schema` (every command that
+#: reads the store) compares the database with it instead of loading Alembic to read the
+#: migration scripts; a test keeps it equal to Alembic's head (``tests/test_store.py``).
+HEAD_REVISION = "0006"
+#: Alembic's bookkeeping table (its default name; ``migrations/env.py`` keeps it).
+VERSION_TABLE = "alembic_version"
 
 
 def redact_url(url: str | URL) -> str:
@@ -166,6 +171,8 @@ class Database:
 
     def alembic_config(self) -> AlembicConfig:
         """An Alembic config pointing at the packaged migrations."""
+        from alembic.config import Config as AlembicConfig
+
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
         # No URL here: migrations run on the connection handed over in ``upgrade``, so the
@@ -178,6 +185,8 @@ class Database:
         Returns:
             (revision before, revision after).
         """
+        from alembic import command
+
         before = self.current_revision()
         self.restrict_files()
         cfg = self.alembic_config()
@@ -210,17 +219,37 @@ class Database:
         return changed
 
     def current_revision(self) -> str | None:
-        """The schema revision of the database (None: not initialised)."""
+        """The schema revision of the database (None: not initialised).
+
+        Read from Alembic's version table with SQLAlchemy alone, as Alembic's
+        ``MigrationContext.get_current_revision`` reads it, so that the listing commands'
+        schema check does not load Alembic.
+
+        Raises:
+            StoreError: the version table holds more than one revision (branched
+                migrations: memaudit's history is one line).
+        """
         with self._wrap_errors(), self.engine.connect() as conn:
-            return MigrationContext.configure(conn).get_current_revision()
+            if not inspect(conn).has_table(VERSION_TABLE):
+                return None
+            rows = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).all()
+        if len(rows) > 1:
+            raise StoreError(
+                f"database {self.display_url} records {len(rows)} schema revisions in "
+                f"{VERSION_TABLE}; expected one"
+            )
+        return str(rows[0][0]) if rows else None
 
     def head_revision(self) -> str | None:
-        """The newest revision this version of memaudit knows."""
+        """The newest revision of the packaged migration scripts (read by Alembic)."""
+        from alembic.script import ScriptDirectory
+
         return ScriptDirectory.from_config(self.alembic_config()).get_current_head()
 
     def require_schema(self) -> None:
-        """Raise :class:`StoreError` unless the schema is at the newest revision."""
-        current, head = self.current_revision(), self.head_revision()
+        """Raise :class:`StoreError` unless the schema is at the newest revision
+        (:data:`HEAD_REVISION`)."""
+        current, head = self.current_revision(), HEAD_REVISION
         if current is None:
             raise StoreError(
                 f"database {self.display_url} is not initialised: run `memaudit init` first"

@@ -277,7 +277,8 @@ def _bench_corpus(
             open_source("jsonl", _write(Path(tmp) / "s.jsonl", records), settings)
         )
         say(f"{name}: full scan with the rule pack ...")
-        scanner = Scanner(db, pack)  # builds the detectors: start-up, like Presidio's, untimed
+        scanner = Scanner(db, pack)
+        scanner.engine.load()  # builds the detectors: start-up, like Presidio's, untimed
         warm = MemoryView("warm", "user:warm", "warm up a@b.example 당뇨 hunter2", "external")
         scanner.engine.run([warm], DetectContext(now=datetime.now(UTC), settings=settings))
         scanner.engine.start_profile()
@@ -344,6 +345,7 @@ def _guard(
     from auditor.scan.guard import WriteGuard
 
     guard = WriteGuard(pack, settings)
+    guard.engine.load()  # detector start-up untimed
     # every 7th record up to 2,000 candidates: a spread over the corpus, not one subject
     candidates = [{**rec, "memory_id": f"cand_{i}"} for i, rec in enumerate(records[::7][:2000])]
     guard.check(candidates[0])
@@ -361,7 +363,7 @@ def _pair_scaling(
     rules = [r for r in pack.active() if r.category in ("contradiction", "duplicate")]
     if not rules:
         return
-    engine = Engine(rules)
+    engine = Engine(rules).load()  # detector start-up untimed
     ctx = DetectContext(now=datetime.now(UTC), settings=settings)
     for size in sizes:
         views = _views(size, settings)

@@ -194,9 +194,7 @@ def engine_candidates(engine: Engine) -> CandidateFn | None:
     """
     from auditor.detectors.contradiction import candidate_pairs
 
-    params = [
-        dict(g.detector.params) for g in engine.subject_groups if g.detector.name == "contradiction"
-    ]
+    params = [dict(g.params) for g in engine.subject_groups if g.name == "contradiction"]
     if not params:
         return None
 
