@@ -1,9 +1,11 @@
 """What every ``memaudit`` command module shares: the per-invocation context and the output.
 
 :mod:`auditor.cli.main` (the root group) and the modules that add command groups to it
-(:mod:`auditor.cli.users`, :mod:`auditor.cli.dashboard`, :mod:`auditor.cli.erasure`,
-:mod:`auditor.cli.sources`) all import from here and never from one another's module, so
-there is no import cycle between them and no copied protocol of the context.
+(memories, audit_log, rules, scanning, tools, users, dashboard, erasure, keys, sources)
+import from here, and from no other command module but :mod:`auditor.cli.memories` (its
+record options serve ``guard`` too), so there is no import cycle between them and no copied
+protocol of the context. Shared here too: the ``--rules`` option, loading the rule pack, and
+the progress line of detectors that take a while to build.
 
 Contract: this module is cheap to import (click, rich and the standard library; the store
 is imported when a command first asks for it), because ``memaudit --help`` and the listing
@@ -16,7 +18,8 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -26,6 +29,7 @@ from auditor.cli.terminal import SafeConsole, cell
 
 if TYPE_CHECKING:
     from auditor.config import Settings
+    from auditor.rulepack.pack import RulePack
     from auditor.store.db import Database
 
 __all__ = [
@@ -34,8 +38,11 @@ __all__ = [
     "emit_rows",
     "err_console",
     "listing_format",
+    "load_rule_pack",
+    "loading_line",
     "out_console",
     "pass_ctx",
+    "rules_option",
 ]
 
 TABLE_DEFAULT_LIMIT = 50
@@ -136,3 +143,35 @@ def emit_rows(
     out_console.print(table)
     if total is not None and total > shown:
         err_console.print(f"showing {shown} of {total}; use --limit N or --format json for all")
+
+
+rules_option = click.option(
+    "--rules",
+    "rules_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Rule pack folder (default: MEMAUDIT_RULES_DIR or the shipped rules/).",
+)
+
+
+def loading_line(command: str) -> Callable[[str], None]:
+    """An engine's ``on_load``: a line on standard error for each detector that takes a
+    while to build (``scan: loading detectors: pii (Presidio, spaCy) ...``)."""
+    from auditor.detectors import LOADS
+
+    def say(name: str) -> None:
+        if name in LOADS:
+            err_console.print(
+                f"{command}: loading detectors: {name} ({LOADS[name]}) ...",
+                markup=False,
+                highlight=False,
+            )
+
+    return say
+
+
+def load_rule_pack(c: Ctx, rules_dir: Path | None) -> RulePack:
+    """The pack in ``rules_dir``, else the configured one."""
+    from auditor.rulepack.pack import load_pack
+
+    return load_pack(rules_dir or c.settings.rules_dir)
