@@ -1,7 +1,8 @@
 """The scan engine: select -> detect -> dedupe findings -> act -> record.
 
-Owns: ``scanner`` (a scan run over the store), ``runs`` (run and shard states, closing
-a run), ``workers`` (its shards in worker
+Owns: ``scanner`` (a scan run over the store: selection, shards, batches), ``recorder``
+(a batch's findings, evidence, actions and auto-resolution), ``runs`` (run and shard
+states, the run summary, closing a run), ``workers`` (its shards in worker
 processes on one machine), ``shards`` (shards as procrastinate jobs across replicas),
 ``stale`` (runs left behind by a dead process), ``findings`` (fingerprints, listing,
 status changes), ``evidence`` (redacted snippets), ``review`` (reviewer actions, shared by

@@ -9,6 +9,7 @@ runs whose process died (:mod:`auditor.scan.stale`) and by the replicas' queue.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -24,6 +25,8 @@ from auditor.store.types import utcnow
 from auditor.vocab import SCAN_ACTOR
 
 __all__ = [
+    "OPEN_STATUSES",
+    "ScanSummary",
     "ACTOR",
     "DISPATCH_DAEMON",
     "DISPATCH_INLINE",
@@ -46,7 +49,8 @@ WATERMARK = "scan"
 ACTOR = SCAN_ACTOR
 #: Errors kept per run (the count goes on).
 MAX_ERRORS_KEPT = 200
-_OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
+#: Finding statuses that a re-scan can still resolve.
+OPEN_STATUSES = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
 
 #: Shard and run states.
 SHARD_PENDING, SHARD_RUNNING, SHARD_DONE, SHARD_FAILED = "pending", "running", "done", "failed"
@@ -64,6 +68,94 @@ SUMMED = (
     "action_errors",
     "error_count",
 )
+
+
+@dataclass
+class ScanSummary:
+    """What one scan did (for a sharded run: the totals over its shards)."""
+
+    run_id: int
+    mode: str
+    rule_pack_hash: str
+    memories_scanned: int = 0
+    subjects_scanned: int = 0
+    findings_new: int = 0
+    findings_seen: int = 0
+    findings_reopened: int = 0
+    findings_resolved: int = 0
+    findings_allowed: int = 0
+    actions: dict[str, int] = field(default_factory=dict)
+    action_errors: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    error_count: int = 0
+    by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+    open_by_severity: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+    complete: bool = False
+    status: str = "running"
+    shards_total: int = 1
+    shards_done: int = 0
+    shards_failed: list[int] = field(default_factory=list)
+
+    def count(self, rule_id: str, what: str) -> None:
+        """Count one event of ``what`` (new, seen, resolved) for a rule."""
+        per = self.by_rule.setdefault(rule_id, {})
+        per[what] = per.get(what, 0) + 1
+
+    def counts(self) -> dict[str, Any]:
+        """The additive part of the summary (what a batch adds to its shard's counts)."""
+        data = self.as_dict()
+        return {k: data[k] for k in (*SUMMED, "actions", "by_rule", "errors")}
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "status": self.status,
+            "complete": self.complete,
+            "shards": {
+                "total": self.shards_total,
+                "done": self.shards_done,
+                "failed": list(self.shards_failed),
+            },
+            "rule_pack_hash": self.rule_pack_hash,
+            "memories_scanned": self.memories_scanned,
+            "subjects_scanned": self.subjects_scanned,
+            "findings_new": self.findings_new,
+            "findings_seen": self.findings_seen,
+            "findings_reopened": self.findings_reopened,
+            "findings_resolved": self.findings_resolved,
+            "findings_allowed_by_consent": self.findings_allowed,
+            "actions": self.actions,
+            "action_errors": self.action_errors,
+            "errors": self.errors,
+            "error_count": self.error_count,
+            "by_rule": self.by_rule,
+            "open_by_severity": self.open_by_severity,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_run(cls, run: ScanRun) -> ScanSummary:
+        """The summary recorded for a run (its totals over the shards committed so far)."""
+        counts = run.counts or {}
+        shards = counts.get("shards") or {}
+        summary = cls(run.id, run.mode, run.rule_pack_hash or "")
+        for name in SUMMED:
+            attr = "findings_allowed" if name == "findings_allowed_by_consent" else name
+            setattr(summary, attr, int(counts.get(name) or 0))
+        summary.actions = dict(counts.get("actions") or {})
+        summary.by_rule = dict(counts.get("by_rule") or {})
+        summary.open_by_severity = dict(counts.get("open_by_severity") or {})
+        summary.errors = list((run.errors or {}).get("first") or [])
+        summary.duration_s = float(run.duration_s or 0.0)
+        summary.status = run.status
+        summary.complete = run.status == "completed"
+        summary.shards_total = int(shards.get("total") or run.shard_count or 1)
+        summary.shards_done = int(shards.get("done") or 0)
+        summary.shards_failed = list(shards.get("failed") or [])
+        return summary
 
 
 def merge_counts(into: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +188,7 @@ def close_run(session: Session, settings: Settings, run: ScanRun, status: str) -
         totals = merge_counts(totals, counts)
     rows = session.execute(
         select(Finding.severity, func.count())
-        .where(Finding.status.in_(_OPEN))
+        .where(Finding.status.in_(OPEN_STATUSES))
         .group_by(Finding.severity)
     ).all()
     errors = list(totals.pop("errors", []))

@@ -47,35 +47,32 @@ import os
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import func, or_, select, update
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
 from ulid import ULID
 
-from auditor.detectors.base import DetectContext, Detection, MemoryView
-from auditor.errors import LifecycleError, MemauditError
-from auditor.lifecycle import audit_log
-from auditor.lifecycle import machine as lifecycle
+from auditor.detectors.base import DetectContext, MemoryView
+from auditor.errors import MemauditError
 from auditor.processes import owner_record
 from auditor.rulepack.engine import Engine, EngineError, Hit
-from auditor.rulepack.pack import Rule, RulePack
+from auditor.rulepack.pack import RulePack
 from auditor.scan import workers as scan_workers
-from auditor.scan.evidence import EvidenceMasker, evidence_for
-from auditor.scan.findings import fingerprint
+from auditor.scan.evidence import EvidenceMasker
+from auditor.scan.recorder import FindingRecorder
 from auditor.scan.runs import (
-    ACTOR,
     DISPATCH_INLINE,
     MAX_ERRORS_KEPT,
     SHARD_DONE,
     SHARD_FAILED,
     SHARD_PENDING,
     SHARD_RUNNING,
-    SUMMED,
     WATERMARK,
+    ScanSummary,
     close_run,
     merge_counts,
 )
@@ -83,9 +80,6 @@ from auditor.scan.stale import reap_stale_runs
 from auditor.store.db import Database
 from auditor.store.models import (
     Consent,
-    Finding,
-    FindingMemory,
-    FindingStatus,
     Memory,
     ScanRun,
     ScanShard,
@@ -93,7 +87,7 @@ from auditor.store.models import (
 )
 from auditor.store.types import utcnow
 
-__all__ = ["ScanSummary", "Scanner", "ShardLost", "ShardOutcome", "shard_of"]
+__all__ = ["Scanner", "ShardLost", "ShardOutcome", "shard_of"]
 
 log = structlog.get_logger(__name__)
 
@@ -124,8 +118,6 @@ SUBJECT_BATCH = 200
 SUBJECT_WINDOW = 2000
 #: Memories before a window's own chunk that its subject rules compare it with.
 WINDOW_OVERLAP = 500
-_MASKED_CATEGORIES = frozenset({"sensitive", "secret"})
-_OPEN = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
 
 Progress = Callable[[int], None]
 
@@ -150,94 +142,6 @@ class ShardOutcome:
     shard: int
     status: str
     memories_scanned: int = 0
-
-
-@dataclass
-class ScanSummary:
-    """What one scan did (for a sharded run: the totals over its shards)."""
-
-    run_id: int
-    mode: str
-    rule_pack_hash: str
-    memories_scanned: int = 0
-    subjects_scanned: int = 0
-    findings_new: int = 0
-    findings_seen: int = 0
-    findings_reopened: int = 0
-    findings_resolved: int = 0
-    findings_allowed: int = 0
-    actions: dict[str, int] = field(default_factory=dict)
-    action_errors: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    error_count: int = 0
-    by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
-    open_by_severity: dict[str, int] = field(default_factory=dict)
-    duration_s: float = 0.0
-    complete: bool = False
-    status: str = "running"
-    shards_total: int = 1
-    shards_done: int = 0
-    shards_failed: list[int] = field(default_factory=list)
-
-    def count(self, rule_id: str, what: str) -> None:
-        """Count one event of ``what`` (new, seen, resolved) for a rule."""
-        per = self.by_rule.setdefault(rule_id, {})
-        per[what] = per.get(what, 0) + 1
-
-    def counts(self) -> dict[str, Any]:
-        """The additive part of the summary (what a batch adds to its shard's counts)."""
-        data = self.as_dict()
-        return {k: data[k] for k in (*SUMMED, "actions", "by_rule", "errors")}
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary."""
-        return {
-            "run_id": self.run_id,
-            "mode": self.mode,
-            "status": self.status,
-            "complete": self.complete,
-            "shards": {
-                "total": self.shards_total,
-                "done": self.shards_done,
-                "failed": list(self.shards_failed),
-            },
-            "rule_pack_hash": self.rule_pack_hash,
-            "memories_scanned": self.memories_scanned,
-            "subjects_scanned": self.subjects_scanned,
-            "findings_new": self.findings_new,
-            "findings_seen": self.findings_seen,
-            "findings_reopened": self.findings_reopened,
-            "findings_resolved": self.findings_resolved,
-            "findings_allowed_by_consent": self.findings_allowed,
-            "actions": self.actions,
-            "action_errors": self.action_errors,
-            "errors": self.errors,
-            "error_count": self.error_count,
-            "by_rule": self.by_rule,
-            "open_by_severity": self.open_by_severity,
-            "duration_s": round(self.duration_s, 3),
-        }
-
-    @classmethod
-    def from_run(cls, run: ScanRun) -> ScanSummary:
-        """The summary recorded for a run (its totals over the shards committed so far)."""
-        counts = run.counts or {}
-        shards = counts.get("shards") or {}
-        summary = cls(run.id, run.mode, run.rule_pack_hash or "")
-        for name in SUMMED:
-            attr = "findings_allowed" if name == "findings_allowed_by_consent" else name
-            setattr(summary, attr, int(counts.get(name) or 0))
-        summary.actions = dict(counts.get("actions") or {})
-        summary.by_rule = dict(counts.get("by_rule") or {})
-        summary.open_by_severity = dict(counts.get("open_by_severity") or {})
-        summary.errors = list((run.errors or {}).get("first") or [])
-        summary.duration_s = float(run.duration_s or 0.0)
-        summary.status = run.status
-        summary.complete = run.status == "completed"
-        summary.shards_total = int(shards.get("total") or run.shard_count or 1)
-        summary.shards_done = int(shards.get("done") or 0)
-        summary.shards_failed = list(shards.get("failed") or [])
-        return summary
 
 
 @dataclass
@@ -300,6 +204,9 @@ class Scanner:
         #: masks every personal-data and secret span in finding snippets (auditor.scan.evidence)
         self.masker = EvidenceMasker(self.settings)
         self.engine.keep_detections(self.masker.names)  # the masker reuses them
+        self.recorder = FindingRecorder(
+            db, self.engine, self.masker, self.rules_by_id, self.subject_rule_ids
+        )
         self._judge_run: int | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -838,7 +745,7 @@ class Scanner:
                         "error": err.error,
                     }
                 )
-        self._record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
+        self.recorder.record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
         self.engine.kept.clear()  # this batch's (also cleared before each batch)
         return len(evaluated)
 
@@ -846,308 +753,6 @@ class Scanner:
         with self.db.session() as session:
             m = session.get(Memory, memory_id)
             return MemoryView.from_model(m) if m is not None else None
-
-    # -- findings ---------------------------------------------------------------------------
-
-    def _record(
-        self,
-        run_id: int,
-        hits: Sequence[Hit],
-        views: dict[str, MemoryView],
-        evaluated_single: set[str],
-        focus: frozenset[str] | None,
-        now: datetime,
-        summary: ScanSummary,
-        commit: Callable[[Session], None] | None = None,
-    ) -> None:
-        merged: dict[str, tuple[Rule, list[Detection]]] = {}
-        for h in hits:
-            ids = h.detection.memory_ids
-            fp = fingerprint(
-                h.rule.id, ids, [views[i].content_hash if i in views else "" for i in ids]
-            )
-            if fp in merged:
-                merged[fp][1].append(h.detection)
-            else:
-                merged[fp] = (h.rule, [h.detection])
-        key = lifecycle.audit_key(self.settings)
-        evidence = self._new_evidence(merged, views)  # before the write: no lock held
-        with self.db.write() as session:
-            existing = (
-                {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
-            )
-            opened: list[str] = []
-            acts: list[tuple[Rule, Detection, Finding]] = []
-            for fp, (rule, detections) in merged.items():
-                found = existing.get(fp)
-                if found is not None:
-                    found.last_seen = now
-                    found.scan_run_id = run_id
-                    if found.status == FindingStatus.RESOLVED.value and found.resolved_by == ACTOR:
-                        found.status = FindingStatus.OPEN.value
-                        found.resolved_by = found.resolved_at = found.resolution = None
-                        summary.findings_reopened += 1
-                        audit_log.append(
-                            session,
-                            actor=ACTOR,
-                            action="finding.reopened",
-                            target_type="finding",
-                            target_ids=[found.finding_id],
-                            details={"rule": rule.id, "scan_run": run_id},
-                            key=key,
-                        )
-                    summary.findings_seen += 1
-                    summary.count(rule.id, "seen")
-                    continue
-                finding = self._new_finding(
-                    session, run_id, fp, rule, detections, views, now, evidence.get(fp)
-                )
-                opened.append(finding.finding_id)
-                if finding.status == FindingStatus.SUPPRESSED.value:
-                    summary.findings_allowed += 1
-                    summary.count(rule.id, "allowed")
-                else:
-                    summary.findings_new += 1
-                    summary.count(rule.id, "new")
-                    acts.append((rule, detections[0], finding))
-            session.flush()  # the batch's new findings in one insert, then their actions
-            for rule, detection, finding in acts:
-                self._act(session, rule, detection, finding, summary, now)
-            audit_log.append_chunked(
-                session,
-                actor=ACTOR,
-                action="finding.opened",
-                target_type="finding",
-                target_ids=opened,
-                details={"scan_run": run_id},
-                key=key,
-            )
-            self._auto_resolve(
-                session,
-                run_id,
-                set(merged),
-                views,
-                evaluated_single,
-                focus,
-                now,
-                summary,
-            )
-            if commit is not None:
-                commit(session)  # e.g. the shard's cursor: all of it commits, or none
-
-    def _evidence(
-        self, rule: Rule, detections: list[Detection], views: dict[str, MemoryView]
-    ) -> dict[str, Any]:
-        masked = rule.category in _MASKED_CATEGORIES or rule.detector == "source_hygiene"
-        return evidence_for(
-            detections, views, mask_spans=masked, masker=self.masker, known=self.engine.kept
-        )
-
-    def _new_evidence(
-        self, merged: dict[str, tuple[Rule, list[Detection]]], views: dict[str, MemoryView]
-    ) -> dict[str, dict[str, Any]]:
-        """Evidence of the findings not yet stored, built outside the write transaction
-        (masking runs detectors over each snippet's window: no lock is held meanwhile)."""
-        if not merged:
-            return {}
-        fps = list(merged)
-        known: set[str] = set()
-        with self.db.session() as session:
-            for start in range(0, len(fps), 500):
-                chunk = fps[start : start + 500]
-                known.update(
-                    session.scalars(
-                        select(Finding.fingerprint).where(Finding.fingerprint.in_(chunk))
-                    )
-                )
-        return {
-            fp: self._evidence(rule, detections, views)
-            for fp, (rule, detections) in merged.items()
-            if fp not in known
-        }
-
-    def _new_finding(
-        self,
-        session: Session,
-        run_id: int,
-        fp: str,
-        rule: Rule,
-        detections: list[Detection],
-        views: dict[str, MemoryView],
-        now: datetime,
-        evidence: dict[str, Any] | None = None,
-    ) -> Finding:
-        allowed = any(d.details.get("allowed_by_consent") for d in detections)
-        if evidence is None:  # a finding that was not new when evidence was built: rare
-            evidence = self._evidence(rule, detections, views)
-        finding = Finding(
-            finding_id=f"fnd_{ULID()}",
-            fingerprint=fp,
-            rule_id=rule.id,
-            category=rule.category,
-            severity=rule.severity,
-            status=FindingStatus.SUPPRESSED.value if allowed else FindingStatus.OPEN.value,
-            evidence=evidence,
-            first_seen=now,
-            last_seen=now,
-            scan_run_id=run_id,
-        )
-        if allowed:
-            finding.resolution = "allowed: the subject gave explicit consent for this category"
-            finding.resolved_by = ACTOR
-            finding.resolved_at = now
-        session.add(finding)
-        seen: set[str] = set()
-        for pos, mid in enumerate(detections[0].memory_ids):
-            if mid in seen or mid not in views:
-                continue
-            seen.add(mid)
-            session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
-        return finding  # flushed with the batch (the unit of work inserts them together)
-
-    def _act(
-        self,
-        session: Session,
-        rule: Rule,
-        detection: Detection,
-        finding: Finding,
-        summary: ScanSummary,
-        now: datetime,
-    ) -> None:
-        if rule.action == "flag":
-            return
-        touched: list[str] = []
-        reason = f"rule {rule.id}, finding {finding.finding_id}"
-        try:
-            with session.begin_nested():
-                if rule.action in ("quarantine", "expire"):
-                    fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
-                    for mid in dict.fromkeys(detection.memory_ids):
-                        fn(session, self.settings, mid, actor=ACTOR, reason=reason)
-                        touched.append(mid)
-                elif rule.action == "supersede":
-                    # {"action": "supersede", "supersede": newer id, "superseded": older id}
-                    plan = detection.details.get("suggested_resolution") or {}
-                    old, new = plan.get("superseded"), plan.get("supersede")
-                    if plan.get("action") != "supersede" or not (old and new):
-                        raise LifecycleError(
-                            "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
-                        )
-                    lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
-                    touched += [str(old), str(new)]
-                # The scan's own actions are not new content: stamp them with the scan's time
-                # so the next incremental scan (watermark = this scan's time) skips them.
-                session.execute(
-                    update(Memory)
-                    .where(Memory.memory_id.in_(touched))
-                    .values(changed_at=now)
-                    .execution_options(synchronize_session=False)
-                )
-        except LifecycleError as exc:
-            summary.action_errors += 1
-            finding.evidence = {
-                **finding.evidence,
-                "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
-            }
-            return
-        summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
-        finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
-
-    def _auto_resolve(
-        self,
-        session: Session,
-        run_id: int,
-        seen: set[str],
-        views: dict[str, MemoryView],
-        evaluated_single: set[str],
-        focus: frozenset[str] | None,
-        now: datetime,
-        summary: ScanSummary,
-    ) -> None:
-        """Resolve open findings that this scan re-evaluated and did not find again.
-
-        A per-memory rule's finding was re-evaluated when its memory was scanned. A subject
-        rule's finding was re-evaluated when its memories were loaded and, in an incremental
-        scan, one of them changed (pairs of unchanged memories wait for the next full scan).
-        """
-        ids = list(views) if focus is None else list(focus)
-        if not ids:
-            return
-        # First the ids of open findings on these memories that this batch did not see again
-        # (a light query), then the few full findings among them.
-        unseen: set[str] = set()
-        for start in range(0, len(ids), 500):
-            # status is filtered here, not in SQL: with it in the WHERE clause, SQLite (no
-            # statistics) drives the join from the status index and tests the id list per row
-            for finding_id, fp, status in session.execute(
-                select(Finding.finding_id, Finding.fingerprint, Finding.status)
-                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
-                .where(FindingMemory.memory_id.in_(ids[start : start + 500]))
-            ):
-                if status in _OPEN and fp not in seen:
-                    unseen.add(finding_id)
-        candidates: dict[str, Finding] = {}
-        pending = sorted(unseen)
-        for start in range(0, len(pending), 500):
-            for f in session.scalars(
-                select(Finding)
-                .options(selectinload(Finding.memories))
-                .where(Finding.finding_id.in_(pending[start : start + 500]))
-            ):
-                candidates[f.finding_id] = f
-        key = lifecycle.audit_key(self.settings)
-        resolved: list[str] = []
-        for f in candidates.values():
-            if f.fingerprint in seen:
-                continue
-            rule = self.rules_by_id.get(f.rule_id)
-            if rule is None:
-                continue  # rule removed or deprecated: leave the finding for a reviewer
-            mids = [link.memory_id for link in f.memories]
-            if rule.id in self.subject_rule_ids:
-                evaluated = all(m in views for m in mids) and (
-                    focus is None or not focus.isdisjoint(mids)
-                )
-            else:
-                evaluated = all(m in evaluated_single for m in mids)
-            if not evaluated:
-                continue
-            hashes = (f.evidence or {}).get("content_hashes", {})
-            changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
-            in_scope = all(
-                rule.applies(views[m].trust_tier, views[m].category, views[m].kind, views[m].status)
-                for m in mids
-                if m in views
-            )
-            if not (changed or in_scope):
-                continue  # e.g. quarantined by an action: stays open for a reviewer
-            f.status = FindingStatus.RESOLVED.value
-            f.resolved_by = ACTOR
-            f.resolved_at = now
-            f.resolution = (
-                "memory changed; the rule no longer fires"
-                if changed
-                else "the rule no longer fires on this memory"
-            )
-            resolved.append(f.finding_id)
-            summary.findings_resolved += 1
-            summary.count(f.rule_id, "resolved")
-        audit_log.append_chunked(
-            session,
-            actor=ACTOR,
-            action="finding.auto_resolved",
-            target_type="finding",
-            target_ids=resolved,
-            details={"scan_run": run_id},
-            key=key,
-        )
-
-
-def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
-    for start in range(0, len(fingerprints), 500):
-        yield from session.scalars(
-            select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + 500]))
-        )
 
 
 def _consents(
