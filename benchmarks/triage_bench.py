@@ -5,13 +5,15 @@ Usage::
     .venv/bin/python benchmarks/triage_bench.py                       # 20 findings per path
     .venv/bin/python benchmarks/triage_bench.py --count 10
     .venv/bin/python benchmarks/triage_bench.py --source /tmp/old-checkout   # before/after
+    .venv/bin/python benchmarks/triage_bench.py --source /tmp/old-checkout --python .venv/bin/python
 
 It does what ``tests/test_browser.py`` does: a scratch SQLite store loaded with the demo
 (``memaudit init --demo``, ``memaudit scan --full``), ``memaudit dashboard --demo-accounts``
 on a free port, and Debian's Chromium (``/usr/bin/chromium``, headless) driven by
 Playwright. ``--source DIR`` serves another checkout's dashboard (with that checkout's
-``.venv`` when it has one), so a before/after pair comes from one machine; the browser side
-is this script's.
+``.venv`` when it has one, or the interpreter ``--python`` names: its ``PYTHONPATH`` puts
+the checkout first), so a before/after pair comes from one machine; the browser side is
+this script's.
 
 What it prints:
 
@@ -84,7 +86,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The interpreter that serves (``--python``); None: the source's ``.venv``, else this one.
+PYTHON: str | None = None
+
+
 def _python(source: Path) -> str:
+    if PYTHON is not None:
+        return PYTHON
     venv = source / ".venv" / "bin" / "python"
     return str(venv) if venv.exists() else sys.executable
 
@@ -367,7 +375,14 @@ def main() -> None:
     parser.add_argument(
         "--source", type=Path, default=ROOT, help="the checkout whose dashboard is served"
     )
+    parser.add_argument(
+        "--python",
+        help="the interpreter that serves (default: the source's .venv/bin/python); one "
+        "interpreter for both sides of a before/after pair rules out two installs' differences",
+    )
     args = parser.parse_args()
+    global PYTHON
+    PYTHON = args.python
     if not CHROMIUM.exists():
         raise SystemExit(f"{CHROMIUM} is missing (apt-get install chromium)")
     source = args.source.resolve()
