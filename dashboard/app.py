@@ -9,12 +9,19 @@ Deep links: signed out, every page's address (``/review_queue?finding=...``) sho
 sign-in form, so a link opened in a new tab never says "Page not found"; after sign-in the
 same address runs the real page (a page's identity is its URL path) with the link's query
 parameters. A reload keeps the session through the signed session cookie (:mod:`ui`).
+
+Signed out, the first run of the process starts one background thread that imports what
+the signed-in pages need (pandas, Altair for the charts, the services they call) while the
+sign-in form is filled in, so the first page after a cold sign-in does not wait for them.
+It imports modules only: no store access, no state, nothing about the person.
 """
 
 from __future__ import annotations
 
+import importlib
 import runpy
 import sys
+import threading
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -45,6 +52,31 @@ _ALL_PATHS = (
     "my_data",
     "account",
 )
+
+
+#: What the signed-in pages import first (the rest is imported by the sign-in page too).
+_WARM_UP_MODULES = (
+    "pandas",
+    "altair",
+    "auditor.access.erasure",
+    "auditor.scan.review",
+    "auditor.sources.writeback",
+)
+
+
+def _import_page_modules() -> None:
+    for name in _WARM_UP_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # the page that needs it will say so when it runs
+            pass
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> bool:
+    """Start importing the signed-in pages' modules in the background, once per process."""
+    threading.Thread(target=_import_page_modules, name="memaudit-warm-up", daemon=True).start()
+    return True
 
 
 def _sign_in_form() -> None:
@@ -112,3 +144,5 @@ with st.sidebar:
         st.caption(f"Signed in as **{ui.esc(actor.username)}** ({ui.esc(actor.role)})")
     st.caption("memaudit: memory governance and audit")
 nav.run()
+if actor is None:  # after the sign-in form is drawn: the import does not delay it
+    _warm_up()

@@ -68,6 +68,7 @@ __all__ = [
     "sign_out",
     "store",
     "table",
+    "view_log",
 ]
 
 T = TypeVar("T")
@@ -216,8 +217,18 @@ def chain_text(chain: Sequence[dict[str, Any]]) -> str:
 # -- calling services ----------------------------------------------------------------------
 
 
-def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[bool, T | None]:
+def call(
+    fn: Callable[..., T],
+    *args: Any,
+    _report: Callable[[str], None] | None = None,
+    **kwargs: Any,
+) -> tuple[bool, T | None]:
     """Call a service; show a refusal or error on the page instead of a traceback.
+
+    Args:
+        fn: the service; ``args`` and ``kwargs`` are passed to it.
+        _report: where the error message goes instead of an error box on the page (a
+            callback keeps it for the page's next drawing); the message is plain text.
 
     Returns:
         ``(True, result)``, or ``(False, None)`` after showing the error.
@@ -225,9 +236,9 @@ def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[bool, T | Non
     try:
         return True, fn(*args, **kwargs)
     except AccessDenied as exc:
-        st.error(f"Access denied: {esc(str(exc))}", icon=":material/block:")
+        message, icon = f"Access denied: {exc}", ":material/block:"
     except MemauditError as exc:
-        st.error(esc(str(exc)), icon=":material/error:")
+        message, icon = str(exc), ":material/error:"
     except Exception as exc:  # noqa: BLE001 - a page shows an error id, the log has the type
         error_id = uuid.uuid4().hex[:12]
         log.error(
@@ -236,7 +247,11 @@ def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[bool, T | Non
             service=getattr(fn, "__name__", "?"),
             error_type=type(exc).__name__,
         )
-        st.error(f"Something went wrong (error id {error_id}); it was logged.")
+        message, icon = f"Something went wrong (error id {error_id}); it was logged.", None
+    if _report is not None:
+        _report(message)
+    else:
+        st.error(esc(message), icon=icon)
     return False, None
 
 
@@ -349,6 +364,21 @@ def hotkeys(keys: dict[str, str]) -> None:
         "},true);})();</script>",
         unsafe_allow_javascript=True,
     )
+
+
+#: This session's :class:`auditor.access.officer.ViewLog` (what its audited reads last showed).
+VIEW_LOG_KEY = "_memaudit_view_log"
+
+
+def view_log() -> access.ViewLog:
+    """This browser session's view log: a rerun that shows the same findings again is not
+    recorded again (``finding.listed``, ``finding.viewed``); a different view is. It is
+    dropped with everything else at sign-in and sign-out (:func:`_reset_session`)."""
+    log_ = st.session_state.get(VIEW_LOG_KEY)
+    if not isinstance(log_, access.ViewLog):
+        log_ = access.ViewLog()
+        st.session_state[VIEW_LOG_KEY] = log_
+    return log_
 
 
 def _reset_session(*, keep_receipt: bool) -> None:

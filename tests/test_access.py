@@ -27,7 +27,7 @@ from auditor.errors import AccessDenied, AuthError, ChainForkError, InputError, 
 from auditor.lifecycle import audit_log
 from auditor.lifecycle.machine import Lifecycle
 from auditor.rulepack.pack import RulePack, load_pack
-from auditor.scan.scanner import ACTOR as SCAN_ACTOR
+from auditor.scan.runs import ACTOR as SCAN_ACTOR
 from auditor.store.db import Database
 from auditor.store.models import AuditEvent, Finding, FindingMemory, Memory, ScanRun
 from auditor.store.types import utcnow
@@ -454,6 +454,45 @@ def test_finding_detail_explains_with_rule_provenance_and_chain(
     assert [c["status"] for c in mem["chain"]] == ["superseded", "active"]
     unknown_rule = add_finding(world.db, ["a2"], rule_id="MA-GONE-001")
     assert access.finding_detail(world.db, world.officer, unknown_rule, pack=pack)["rule"] is None
+
+
+def _events(db: Database, action: str) -> list[AuditEvent]:
+    with db.session() as s:
+        return list(
+            s.scalars(
+                select(AuditEvent).where(AuditEvent.action == action).order_by(AuditEvent.seq)
+            )
+        )
+
+
+def test_a_view_log_records_each_distinct_view_once(world: World, pack: RulePack) -> None:
+    fids = [add_finding(world.db, [mid]) for mid in ("a1", "a2", "b1")]
+    with world.db.write() as s:  # a redacted snippet: listing it is an audited read
+        for f in s.scalars(select(Finding).where(Finding.finding_id.in_(fids))):
+            f.evidence = {**f.evidence, "snippets": {"m": "matched [EMAIL]"}}
+    views = access.ViewLog()
+    for _ in range(3):  # reruns of the same page: one record
+        access.review_queue(world.db, world.officer, page_size=2, views=views)
+    assert len(_events(world.db, "finding.listed")) == 1
+    access.review_queue(world.db, world.officer, page=2, page_size=2, views=views)
+    access.review_queue(world.db, world.officer, page_size=2, views=views)  # back: a new view
+    listed = _events(world.db, "finding.listed")
+    assert [len(e.target_ids) for e in listed] == [2, 1, 2]
+    # another actor with the same log, or no log at all: recorded every time
+    access.review_queue(world.db, world.admin, page_size=2, views=views)
+    access.review_queue(world.db, world.officer, page_size=2)
+    assert len(_events(world.db, "finding.listed")) == 5
+
+    for fid in (fids[0], fids[0], fids[1], fids[1], fids[0]):
+        access.finding_detail(world.db, world.officer, fid, pack=pack, views=views)
+    viewed = _events(world.db, "finding.viewed")
+    assert [e.target_ids[0] for e in viewed] == [fids[0], fids[1], fids[0]]
+    # the access check still runs on every call: a disabled account gets nothing
+    accounts.disable_user(world.db, "officer", by="test")
+    with pytest.raises(AccessDenied):
+        access.review_queue(world.db, world.officer, page_size=2, views=views)
+    with pytest.raises(AccessDenied):
+        access.finding_detail(world.db, world.officer, fids[0], pack=pack, views=views)
 
 
 # -- officer: actions -----------------------------------------------------------------------

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect, sync_playwright
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from auditor.cli.dashboard import DEMO_SUBJECT
@@ -324,10 +324,57 @@ def _status_of(db_url: str, finding_id: str) -> str:
         return f.status
 
 
+def _last_seq(db_url: str) -> int:
+    with _session(db_url) as s:
+        return int(s.scalar(select(func.max(AuditEvent.seq))) or 0)
+
+
+def _resolved_since(db_url: str, seq: int) -> list[str]:
+    """The findings of the ``finding.resolve`` events after ``seq``, in order."""
+    with _session(db_url) as s:
+        events = s.scalars(
+            select(AuditEvent)
+            .where(AuditEvent.action == "finding.resolve", AuditEvent.seq > seq)
+            .order_by(AuditEvent.seq)
+        )
+        return [t for e in events for t in e.target_ids if t.startswith("fnd_")]
+
+
+def _queue_ids(db_url: str) -> list[str]:
+    """The open findings in the queue's default order: most severe first, then by id."""
+    rank = case({"critical": 3, "high": 2, "medium": 1, "low": 0}, value=Finding.severity)
+    with _session(db_url) as s:
+        return list(
+            s.scalars(
+                select(Finding.finding_id)
+                .where(Finding.status == "open")
+                .order_by(rank.desc(), Finding.finding_id.desc())
+                .limit(50)
+            )
+        )
+
+
+def _click_row(page: Page, row: int) -> None:
+    """Select ``row`` of the queue's table with the mouse (its row-marker cell)."""
+    box = page.locator(".st-key-queue_list [data-testid='stDataFrame']").first.bounding_box()
+    assert box is not None
+    header = row_height = 35  # Streamlit's dataframe: header and rows 35 px high
+    page.mouse.click(box["x"] + 16, box["y"] + header + row_height * row + row_height / 2)
+
+
+def _position(page: Page) -> int:
+    """The row of the finding in view (from the detail's caption), from 0."""
+    text = page.get_by_text(re.compile(r"\d+ of \d+ on this page")).first.inner_text()
+    match = re.search(r"(\d+) of \d+ on this page", text)
+    assert match, text
+    return int(match.group(1)) - 1
+
+
 def test_triage_deep_links_and_sessions_in_a_real_browser(server: Server) -> None:
     """Issue 14's script: a deep link before sign-in, a reload that keeps the session, five
-    findings triaged from the keyboard, a bulk preview, and a user deleting two memories in a
-    row (the second asks again). Prints the triage figures (keys and seconds per finding)."""
+    findings triaged from the keyboard (each key acts on the finding in view and no other),
+    a row opened with the mouse, a bulk preview, and a user deleting two memories in a row
+    (the second asks again). Prints the triage figures (keys and seconds per finding)."""
     expect.set_options(timeout=30_000)  # two cores shared with other work: be patient
     with _session(server.db_url) as s:
         linked = s.scalars(
@@ -377,6 +424,7 @@ def test_triage_deep_links_and_sessions_in_a_real_browser(server: Server) -> Non
             page.get_by_role("heading", name="Review queue").click()  # focus off any field
             page.wait_for_function("() => window.__memauditKeysOn === true", timeout=30_000)
             worked: list[str] = []
+            seq = _last_seq(server.db_url)
             started = time.monotonic()
             for _ in range(TRIAGE_COUNT):
                 _ready(page, "tri_resolve")
@@ -390,6 +438,8 @@ def test_triage_deep_links_and_sessions_in_a_real_browser(server: Server) -> Non
             elapsed = time.monotonic() - started
             assert len(set(worked)) == TRIAGE_COUNT
             assert {_status_of(server.db_url, f) for f in worked} == {"resolved"}
+            # one key, one action, on the finding in view: never also on the one after it
+            assert _resolved_since(server.db_url, seq) == worked
             # one more with the destructive path: q previews, y confirms
             _ready(page, "tri_quarantine")
             fid = _current_finding(page)
@@ -415,6 +465,30 @@ def test_triage_deep_links_and_sessions_in_a_real_browser(server: Server) -> Non
                 f"preview and confirmation: 2 keys, {elapsed_q:.2f} s"
             )
             _shot(page, "24-after-keyboard-triage")
+
+            # -- the mouse: a row of the table opens that finding; Resolve opens the next;
+            # the same row position then opens the finding that is there now (the
+            # selection of the resolved row does not linger)
+            for _ in range(2):
+                _ready(page, "tri_resolve")
+                target = 2 if _position(page) != 2 else 3
+                expected = _queue_ids(server.db_url)[target]
+                _click_row(page, target)
+                page.wait_for_function(
+                    "(f) => location.search.includes('finding=' + f)", arg=expected
+                )
+                _wait_idle(page)
+                expect(page.get_by_text(re.compile(f"finding {expected}"))).to_be_visible()
+                assert _position(page) == target
+                _ready(page, "tri_resolve")
+                seq = _last_seq(server.db_url)
+                page.locator(".st-key-tri_resolve button").click()
+                page.wait_for_function(
+                    "(f) => !location.search.includes('finding=' + f)", arg=expected
+                )
+                _wait_idle(page)
+                assert _resolved_since(server.db_url, seq) == [expected]
+            _shot(page, "24b-after-mouse-triage")
 
             # -- bulk: select the page, preview, cancel (nothing happens)
             page.get_by_role("button", name="Select the whole page").click()

@@ -462,6 +462,45 @@ def test_next_and_previous_walk_the_page(store: Store) -> None:
     assert at.query_params.get("finding") == ids[1]
 
 
+def test_queue_reruns_are_recorded_once_per_view(store: Store) -> None:
+    at = open_view(sign_in("off"), "review_queue")
+    ids = list(frame(at, "queue_list")["finding_id"])
+    seq = store.last_seq()
+    at.run()
+    at.text_input(key="tri_note").input("looked at it").run()  # a rerun, the same view
+    ok(at)
+    assert store.events("finding.listed", seq) == [] and store.events("finding.viewed", seq) == []
+    at.button(key="tri_next").click().run()  # another finding: viewed, the same list
+    assert [e.target_ids[0] for e in store.events("finding.viewed", seq)] == [ids[1]]
+    assert store.events("finding.listed", seq) == []
+    at.button(key="tri_resolve").click().run()  # the list changes: listed once more
+    ok(at)
+    assert store.finding_status(ids[1]) == "resolved" and current_finding(at) == ids[2]
+    (listed,) = store.events("finding.listed", seq)
+    assert ids[1] not in listed.target_ids and ids[2] in listed.target_ids
+    viewed = [e.target_ids[0] for e in store.events("finding.viewed", seq)]
+    assert viewed == [ids[1], ids[2]]
+
+
+def test_a_click_sent_from_another_finding_acts_on_nothing(store: Store) -> None:
+    at = open_view(sign_in("off"), "review_queue")
+    ids = list(frame(at, "queue_list")["finding_id"])
+    at.button(key="tri_resolve").click().run()
+    assert store.finding_status(ids[0]) == "resolved" and current_finding(ok(at)) == ids[1]
+    # the same click arriving again from the page that showed the first finding: the bar
+    # now shows the second one, which must not be resolved by it
+    at.query_params["finding"] = ids[0]
+    at.button(key="tri_resolve").click().run()
+    assert store.finding_status(ids[1]) == "open" and current_finding(ok(at)) == ids[1]
+    assert at.query_params.get("finding") == ids[1]
+    # a click on a bar drawn before the last action (its turn has passed): nothing either
+    at.session_state["_queue_turn"] = at.session_state["_queue_turn"] + 1
+    at.button(key="tri_resolve").click().run()
+    assert store.finding_status(ids[1]) == "open"
+    at.button(key="tri_resolve").click().run()  # a click on the page as it is: acts
+    assert store.finding_status(ids[1]) == "resolved" and current_finding(ok(at)) == ids[2]
+
+
 def test_dismiss_with_a_known_false_positive_then_the_next_opens(store: Store) -> None:
     at = open_view(sign_in("off"), "review_queue")
     ids = list(frame(at, "queue_list")["finding_id"])

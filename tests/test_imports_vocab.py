@@ -56,6 +56,6 @@ def test_every_reviewer_action_is_in_the_vocabulary() -> None:
 
 
 def test_the_scanner_signs_as_the_vocabulary_says() -> None:
-    from auditor.scan import scanner as scan
+    from auditor.scan import runs as scan
 
     assert scan.ACTOR == vocab.SCAN_ACTOR

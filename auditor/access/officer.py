@@ -25,6 +25,11 @@ every opening of a finding's evidence (``finding.viewed``), every queue page tha
 redacted snippets (``finding.listed``, the finding ids shown), every account change and
 every refusal. Aggregate reads (overview, rule statistics, the audit log itself) and a
 user reading their own memories are not recorded.
+
+A dashboard session passes its :class:`ViewLog` to :func:`review_queue` and
+:func:`finding_detail`: a script rerun that shows the same thing again (a key press that
+only moves the cursor, a typed note, a preview) is then not recorded again; what the
+session is shown next, when it differs, is. The access check runs on every call either way.
 """
 
 from __future__ import annotations
@@ -103,6 +108,7 @@ __all__ = [
     "ActionOutcome",
     "Page",
     "QueueFilter",
+    "ViewLog",
     "act_on_findings",
     "audit_log_page",
     "display_status",
@@ -223,6 +229,62 @@ class QueueFilter:
                 .exists()
             )
         return out
+
+
+class ViewLog:
+    """What one dashboard session was last shown of each audited read, per actor.
+
+    :func:`review_queue` records ``finding.listed`` and :func:`finding_detail` records
+    ``finding.viewed`` only when the ids they show differ from the ids this log says the
+    same actor was last shown by the same read: a rerun of an unchanged page is not a new
+    view, and is not written to the audit log again (it would grow the log with every key
+    press). Going back to an earlier view after another one is recorded again. Without a
+    log every call is recorded.
+
+    One log per dashboard session (never shared between sessions); it holds finding ids
+    only.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, str, str], tuple[str, ...]] = {}
+
+    @staticmethod
+    def _key(actor: Actor, read: str) -> tuple[str, str, str]:
+        return (actor.username, actor.role, read)
+
+    def is_new(self, actor: Actor, read: str, ids: Sequence[str]) -> bool:
+        """Whether showing ``ids`` through ``read`` is a new view for ``actor``."""
+        return self._last.get(self._key(actor, read)) != tuple(ids)
+
+    def mark(self, actor: Actor, read: str, ids: Sequence[str]) -> None:
+        """Remember that showing ``ids`` through ``read`` was recorded."""
+        self._last[self._key(actor, read)] = tuple(ids)
+
+
+def _record_view(
+    db: Database,
+    actor: Actor,
+    views: ViewLog | None,
+    read: str,
+    action: str,
+    target_ids: list[str],
+    details: dict[str, Any],
+) -> None:
+    """Append the audit event of a read, unless ``views`` says it repeats the last one."""
+    if views is not None and not views.is_new(actor, read, target_ids):
+        return
+    with db.write() as session:
+        audit_log.append(
+            session,
+            actor=actor.username,
+            action=action,
+            target_type="finding",
+            target_ids=target_ids,
+            details=details,
+            key=lifecycle.audit_key(db.settings),
+        )
+    if views is not None:
+        views.mark(actor, read, target_ids)
 
 
 def _day(column: Any, dialect: str) -> Any:
@@ -395,6 +457,7 @@ def review_queue(
     page: int = 1,
     page_size: int = 50,
     sort: str = "-first_seen",
+    views: ViewLog | None = None,
 ) -> Page:
     """One page of the review queue, filtered, sorted and paged in the database.
 
@@ -406,6 +469,8 @@ def review_queue(
         page_size: rows per page (capped at :data:`MAX_PAGE_SIZE`).
         sort: one of :data:`QUEUE_SORTS`; a leading ``-`` sorts descending (severity sorts
             by rank: critical is highest). Ties are broken by finding id.
+        views: the caller's session :class:`ViewLog`: ``finding.listed`` is then written
+            only when the ids shown with a snippet differ from the last page it recorded.
 
     Returns:
         A :class:`Page` of findings: id, rule, category, severity, status, assignee, first
@@ -453,16 +518,15 @@ def review_queue(
         ]
     shown = [str(r["finding_id"]) for r in rows if r["snippet"]]
     if shown:  # redacted evidence was read: the same record as a memory search
-        with db.write() as session:
-            audit_log.append(
-                session,
-                actor=actor.username,
-                action="finding.listed",
-                target_type="finding",
-                target_ids=shown,
-                details={"page": page, "shown": len(rows), "with_snippet": len(shown)},
-                key=lifecycle.audit_key(db.settings),
-            )
+        _record_view(
+            db,
+            actor,
+            views,
+            "review_queue",
+            "finding.listed",
+            shown,
+            {"page": page, "shown": len(rows), "with_snippet": len(shown)},
+        )
     return Page(rows, total, page, size)
 
 
@@ -497,7 +561,11 @@ def _rule_info(rule: Rule | None) -> dict[str, Any] | None:
 
 
 def finding_detail(
-    db: Database, actor: Actor, finding_id: str, pack: RulePack | None = None
+    db: Database,
+    actor: Actor,
+    finding_id: str,
+    pack: RulePack | None = None,
+    views: ViewLog | None = None,
 ) -> dict[str, Any]:
     """One finding, explained: its rule, redacted evidence, and each memory's history.
 
@@ -510,6 +578,8 @@ def finding_detail(
         actor: an officer or admin.
         finding_id: the finding.
         pack: the rule pack to explain it with (default: the configured pack).
+        views: the caller's session :class:`ViewLog`: ``finding.viewed`` is then written
+            only when this is not the finding it recorded last.
 
     Returns:
         ``finding`` (the finding's fields, evidence redacted at detection), ``rule`` (id,
@@ -562,16 +632,15 @@ def finding_detail(
             }
         )
     related = related_findings(db, finding_id, data["memory_ids"])
-    with db.write() as session:  # opening evidence is an audited read, like memory_search
-        audit_log.append(
-            session,
-            actor=actor.username,
-            action="finding.viewed",
-            target_type="finding",
-            target_ids=[finding_id, *data["memory_ids"]],
-            details={"rule": data["rule_id"], "category": data["category"]},
-            key=lifecycle.audit_key(db.settings),
-        )
+    _record_view(  # opening evidence is an audited read, like memory_search
+        db,
+        actor,
+        views,
+        "finding_detail",
+        "finding.viewed",
+        [finding_id, *data["memory_ids"]],
+        {"rule": data["rule_id"], "category": data["category"]},
+    )
     return {
         "finding": data,
         "rule": _rule_info(rule),

@@ -12,12 +12,21 @@
 * **Triage**: next / previous, acknowledge, resolve, dismiss with a reason (the rule's
   known false positives or typed), quarantine and escalate, on buttons with one-key
   shortcuts (:func:`ui.hotkeys`: j/k, a, r, d, q, e; y confirms). After an action the
-  next finding opens. Quarantine and every bulk action are previewed first
-  (:func:`auditor.access.review.preview_action`) and run only when confirmed. Every action is
-  idempotent (``auditor.scan.review``): asking for a state a memory is already in
-  succeeds and says so.
+  next finding opens, in the same script run: the bar's buttons act in ``on_click``
+  callbacks, which run before the page is drawn again. The bar's buttons carry the
+  session's count of triage clicks that acted, and a click acts only when that count is
+  unchanged (then advances it), so one click acts once, on the finding it was drawn for,
+  even if it reaches the server twice. Quarantine and every bulk
+  action are previewed first (:func:`auditor.access.review.preview_action`) and run only when
+  confirmed. Every action is idempotent (``auditor.scan.review``): asking for a state a
+  memory is already in succeeds and says so.
 
 The finding in view is in the URL (``?finding=ID``), so a link or a reload opens it.
+
+Row selection is by position in the table: when the page's rows change (after an action,
+or another officer's), the selection is cleared, so it never points at other findings.
+Reads are recorded once per view (``finding.listed``, ``finding.viewed``, through the
+session's :func:`ui.view_log`), not on every rerun.
 """
 
 from __future__ import annotations
@@ -42,6 +51,9 @@ CURRENT_KEY = "_queue_current"
 PENDING_KEY = "_queue_pending"  # an action waiting for its confirmation
 LAST_SEL_KEY = "_queue_last_selection"
 PAGE_ALL_KEY = "_queue_page_all"  # "select the whole page" for this filter and page
+TABLE_GEN_KEY = "_queue_table_gen"  # bumped to clear the table's row selection
+INTENT_KEY = "_queue_intent"  # an action clicked and not yet carried out to the end
+TURN_KEY = "_queue_turn"  # how many triage clicks acted: the bar's buttons carry it
 OTHER_REASON = "(another reason: type it below)"
 SORT_DEFAULT = "severity"
 HOTKEYS = {
@@ -62,24 +74,31 @@ db = ui.store()
 st.title("Review queue")
 ui.hotkeys(HOTKEYS)
 
-flash = st.session_state.pop(FLASH_KEY, None)
-if flash is not None:
-    kind, message, rows = flash
-    (st.success if kind == "ok" else st.warning)(ui.esc(message))
-    if rows:
-        ui.table(pd.DataFrame(rows), key="queue_flash_outcomes")
-
 
 def _opt(value: str) -> str | None:
     return None if value == ANY else value
 
 
-def _run(finding_ids: list[str], action: str, **kwargs: Any) -> bool:
-    """Run an action; report each outcome in the flash message. True when it ran."""
-    ok, outcomes = ui.call(access.act_on_findings, db, actor, finding_ids, action, **kwargs)
+def _clear_selection() -> None:
+    # A new widget key is a new table in the browser too: no row stays ticked there.
+    st.session_state[TABLE_GEN_KEY] = int(st.session_state.get(TABLE_GEN_KEY, 0)) + 1
+    st.session_state.pop(LAST_SEL_KEY, None)
+    st.session_state.pop(PAGE_ALL_KEY, None)
+
+
+def _run(finding_ids: list[str], action: str, *, in_callback: bool = False, **kwargs: Any) -> bool:
+    """Run an action; report each outcome in the flash message. True when it ran.
+
+    In a callback (``in_callback``) an error goes to the flash message too, and nothing
+    is drawn: a callback that draws can be cut short by the next browser message.
+    """
+    report = _flash_error if in_callback else None
+    ok, outcomes = ui.call(
+        access.act_on_findings, db, actor, finding_ids, action, _report=report, **kwargs
+    )
     if not ok or outcomes is None:
         return False
-    ui.clear_caches()
+    _clear_selection()  # the rows change: a selection by position would point elsewhere
     done = [o for o in outcomes if o.ok]
     failed = [o for o in outcomes if not o.ok]
     if len(outcomes) == 1:
@@ -96,13 +115,151 @@ def _run(finding_ids: list[str], action: str, **kwargs: Any) -> bool:
             for o in outcomes
         ]
     st.session_state[FLASH_KEY] = ("ok" if not failed else "warn", message, rows)
+    ui.clear_caches()
     return True
 
 
+def _go(finding_id: str | None) -> None:
+    """Open ``finding_id`` (None: none). Session state first; the page's drawing puts it in
+    the address (``?finding=``), so a callback cut short still leaves the cursor moved."""
+    st.session_state.pop(PENDING_KEY, None)
+    if finding_id is None:
+        st.session_state.pop(CURRENT_KEY, None)
+        if "finding" in st.query_params:
+            del st.query_params["finding"]
+    else:
+        st.session_state[CURRENT_KEY] = finding_id
+
+
+def _step(current: str | None, ids: list[str], step: int) -> str | None:
+    """The finding ``step`` rows from ``current`` on the page (the first when it is not)."""
+    if not ids:
+        return None
+    if current not in ids:
+        return ids[0]
+    i = ids.index(current) + step
+    return ids[i] if 0 <= i < len(ids) else None
+
+
+def _after_action(current: str, ids: list[str]) -> None:
+    """Open the finding after the one just worked (it may leave the list)."""
+    nxt = _step(current, ids, 1) or _step(current, ids, -1)
+
+    _go(nxt if nxt != current else None)
+
+
+def _fresh(turn: int, current: str | None) -> bool:
+    """True for the first click of the bar drawn at ``turn`` for ``current`` (then the turn
+    advances).
+
+    A click that reaches the server again, or one on a bar drawn before an action, finds
+    the turn passed or comes from a page that showed another finding (the address it was
+    sent from names the finding in view), and does nothing: it never acts on the finding
+    opened after it. Redrawing the page without an action keeps the turn (a rerun in
+    between loses no key).
+    """
+    shown = st.query_params.get("finding")
+    if turn != st.session_state.get(TURN_KEY, 0) or shown not in (None, current):
+        return False
+    st.session_state[TURN_KEY] = turn + 1
+    return True
+
+
+def _flash_error(message: str) -> None:
+    st.session_state[FLASH_KEY] = ("error", message, [])
+
+
+def _on_triage(turn: int, action: str, current: str, ids: list[str]) -> None:
+    """A triage-bar button (or its key): act on ``current``, the finding the bar was drawn
+    for, then open the next one of ``ids`` (the page as drawn) when it leaves the list."""
+    if not _fresh(turn, current):
+        return
+    if action in ("next", "prev"):
+        _go(_step(current, ids, 1 if action == "next" else -1))
+    elif action == "quarantine":
+        st.session_state[PENDING_KEY] = ("one", "quarantine", [current], None)
+    elif action == "acknowledge":  # the finding stays in view
+        _intend([current], "acknowledge", {}, current, ids, advance=False)
+    elif action == "dismiss":
+        choice = st.session_state.get("tri_reason_pick")
+        typed = str(st.session_state.get("tri_note") or "").strip()
+        reason = typed if (choice in (None, OTHER_REASON) or typed) else str(choice)
+        if not reason:
+            _flash_error(
+                "Dismissing needs a reason: pick one of the known false positives or type one."
+            )
+        else:
+            _intend([current], "dismiss", {"reason": reason}, current, ids, advance=True)
+    else:  # resolve, escalate
+        note = st.session_state.get("tri_note") or None
+        _intend([current], action, {"reason": note}, current, ids, advance=True)
+
+
+def _on_confirm(turn: int, current: str, ids: list[str]) -> None:
+    """Run the action waiting for its confirmation (one finding, or a bulk selection)."""
+    if not _fresh(turn, current):
+        return
+    pending = st.session_state.pop(PENDING_KEY, None)
+    if pending is None:
+        return
+    scope, action, targets, pending_reason = pending
+    kwargs: dict[str, Any] = {}
+    if pending_reason and str(pending_reason).strip():
+        kwargs["reason"] = str(pending_reason).strip()
+    advance = scope == "one" and current in targets
+    _intend(list(targets), action, kwargs, current, ids, advance=advance)
+
+
+def _intend(
+    targets: list[str],
+    action: str,
+    kwargs: dict[str, Any],
+    current: str,
+    ids: list[str],
+    *,
+    advance: bool,
+) -> None:
+    """Keep the action in the session, then carry it out (:func:`_carry_out`)."""
+    st.session_state[INTENT_KEY] = (targets, action, kwargs, current, ids, advance)
+    _carry_out()
+
+
+def _carry_out() -> None:
+    """Run the action a click asked for, then open the next finding; forget it last.
+
+    Streamlit stops a script run (callbacks too) at any session-state access when the
+    browser sends another message, so a callback can be cut short after the action and
+    before the cursor moved. The page calls this again at the start of every run: an
+    action still kept is run again (every action is idempotent) and the cursor moved.
+    """
+    intent = st.session_state.get(INTENT_KEY)
+    if intent is None:
+        return
+    targets, action, kwargs, current, ids, advance = intent
+    if _run(targets, action, in_callback=True, **kwargs) and advance:
+        _after_action(current, ids)
+    st.session_state.pop(INTENT_KEY, None)
+
+
+def _on_cancel(turn: int, current: str) -> None:
+    if _fresh(turn, current):
+        st.session_state.pop(PENDING_KEY, None)
+
+
+_carry_out()  # an action whose callback was cut short
+flash = st.session_state.pop(FLASH_KEY, None)
+if flash is not None:
+    kind, message, rows = flash
+    {"ok": st.success, "error": st.error}.get(kind, st.warning)(ui.esc(message))
+    if rows:
+        ui.table(pd.DataFrame(rows), key="queue_flash_outcomes")
+
 # -- filters ---------------------------------------------------------------------------------
 
-ok, stats = ui.call(ui.cached_rule_stats, db, actor)
-titles = {r["id"]: r["title"] for r in stats or []}
+# Rule titles and the rule filter come from the rule pack (loaded once per process): no
+# statistics query on every rerun.
+pack = ui.rule_pack(db)
+titles = {r.id: r.title for r in pack.rules} if pack is not None else {}
 rule_ids = list(titles)
 
 with st.expander("Filters and sorting", expanded=False, key="queue_filters_expander"):
@@ -149,11 +306,12 @@ signature = repr((flt, sort, page_size))
 if st.session_state.get(SIG_KEY) != signature:  # new filters: back to page 1, no selection
     st.session_state[SIG_KEY] = signature
     st.session_state["queue_page"] = 1
-    st.session_state.pop("queue_table", None)
-    st.session_state.pop(LAST_SEL_KEY, None)
+    _clear_selection()
 
 page_no = int(st.session_state.get("queue_page", 1))
-ok, page = ui.call(access.review_queue, db, actor, flt, page_no, int(page_size), sort)
+ok, page = ui.call(
+    access.review_queue, db, actor, flt, page_no, int(page_size), sort, ui.view_log()
+)
 if not ok or page is None:
     st.stop()
 if page_no > page.pages:
@@ -164,7 +322,11 @@ if page_no > page.pages:
 
 rows = page.rows
 ids = [r["finding_id"] for r in rows]
-by_id = {r["finding_id"]: r for r in rows}
+# The table's key names its rows: other rows are a new table (in the browser too), so a
+# selection, which is by position, never carries over to findings that were not selected.
+table_key = f"queue_table_{st.session_state.get(TABLE_GEN_KEY, 0)}_{ui.widget_id(' '.join(ids))}"
+if st.session_state.get(LAST_SEL_KEY) and table_key not in st.session_state:
+    st.session_state.pop(LAST_SEL_KEY, None)
 table = pd.DataFrame(
     [
         {
@@ -210,7 +372,7 @@ with st.container(key="queue_list"):
         hide_index=True,
         on_select="rerun",
         selection_mode="multi-row",
-        key="queue_table",
+        key=table_key,
         column_config={
             "reason": st.column_config.TextColumn(width="large"),
             "snippet (redacted)": st.column_config.TextColumn(width="large"),
@@ -223,8 +385,7 @@ pick = st.columns([1, 1, 4])
 if pick[0].button("Select the whole page", key="queue_select_page", disabled=not rows):
     st.session_state[PAGE_ALL_KEY] = (signature, page_no)
 if pick[1].button("Clear the selection", key="queue_clear_selection"):
-    st.session_state.pop(PAGE_ALL_KEY, None)
-    st.session_state.pop("queue_table", None)
+    _clear_selection()
     st.rerun()
 if st.session_state.get(PAGE_ALL_KEY) == (signature, page_no):
     selected = list(ids)
@@ -243,32 +404,6 @@ if CURRENT_KEY not in st.session_state and linked:
 current = st.session_state.get(CURRENT_KEY)
 if current is None and ids:
     current = ids[0]
-
-
-def _go(finding_id: str | None) -> None:
-    st.session_state.pop(PENDING_KEY, None)
-    if finding_id is None:
-        st.session_state.pop(CURRENT_KEY, None)
-        if "finding" in st.query_params:
-            del st.query_params["finding"]
-    else:
-        st.session_state[CURRENT_KEY] = finding_id
-        st.query_params["finding"] = finding_id
-
-
-def _neighbour(step: int) -> str | None:
-    if not ids:
-        return None
-    if current not in ids:
-        return ids[0]
-    i = ids.index(current) + step
-    return ids[i] if 0 <= i < len(ids) else None
-
-
-def _after_action() -> None:
-    """Open the finding after the one just worked (it may leave the list)."""
-    nxt = _neighbour(1) or _neighbour(-1)
-    _go(nxt if nxt != current else None)
 
 
 # -- bulk: several rows selected ----------------------------------------------------------------
@@ -298,7 +433,7 @@ if current is None:
 if st.query_params.get("finding") != current:
     st.query_params["finding"] = current
 
-ok, detail = ui.call(access.finding_detail, db, actor, current, ui.rule_pack(db))
+ok, detail = ui.call(access.finding_detail, db, actor, current, pack, ui.view_log())
 if not ok or detail is None:
     if st.button("Back to the first finding of the list", key="queue_reset"):
         _go(ids[0] if ids else None)
@@ -334,38 +469,30 @@ st.caption(
     )
 )
 
-# triage bar: the keyboard path
-bar = st.columns(8)
-if bar[0].button("← Previous (k)", key="tri_prev", disabled=_neighbour(-1) is None):
-    _go(_neighbour(-1))
-    st.rerun()
-if bar[1].button("Next (j) →", key="tri_next", disabled=_neighbour(1) is None):
-    _go(_neighbour(1))
-    st.rerun()
+# triage bar: the keyboard path (the callbacks act before the next drawing of the page)
+turn = int(st.session_state.get(TURN_KEY, 0))
 closed = finding["status"] in ("resolved", "dismissed", "suppressed")
-if bar[2].button("Acknowledge (a)", key="tri_acknowledge"):
-    if _run([current], "acknowledge"):
-        st.rerun()
-if bar[3].button("Resolve (r)", key="tri_resolve"):
-    if _run([current], "resolve", reason=st.session_state.get("tri_note") or None):
-        _after_action()
-        st.rerun()
-if bar[4].button("Dismiss (d)", key="tri_dismiss"):
-    choice = st.session_state.get("tri_reason_pick")
-    typed = str(st.session_state.get("tri_note") or "").strip()
-    reason = typed if (choice in (None, OTHER_REASON) or typed) else str(choice)
-    if not reason:
-        st.error("Dismissing needs a reason: pick one of the known false positives or type one.")
-    elif _run([current], "dismiss", reason=reason):
-        _after_action()
-        st.rerun()
-if bar[5].button("Quarantine (q)", key="tri_quarantine"):
-    st.session_state[PENDING_KEY] = ("one", "quarantine", [current], None)
-    st.rerun()
-if bar[6].button("Escalate (e)", key="tri_escalate", disabled=closed):
-    if _run([current], "escalate", reason=st.session_state.get("tri_note") or None):
-        _after_action()
-        st.rerun()
+bar = st.columns(8)
+for col, (label, key, tri_action, disabled) in zip(
+    bar,
+    (
+        ("← Previous (k)", "tri_prev", "prev", _step(current, ids, -1) is None),
+        ("Next (j) →", "tri_next", "next", _step(current, ids, 1) is None),
+        ("Acknowledge (a)", "tri_acknowledge", "acknowledge", False),
+        ("Resolve (r)", "tri_resolve", "resolve", False),
+        ("Dismiss (d)", "tri_dismiss", "dismiss", False),
+        ("Quarantine (q)", "tri_quarantine", "quarantine", False),
+        ("Escalate (e)", "tri_escalate", "escalate", closed),
+    ),
+    strict=False,
+):
+    col.button(
+        label,
+        key=key,
+        disabled=disabled,
+        on_click=_on_triage,
+        args=(turn, tri_action, current, list(ids)),
+    )
 
 reason_cols = st.columns([2, 3])
 reason_cols[0].selectbox(
@@ -386,22 +513,16 @@ if pending is not None:
         with st.container(border=True, key="queue_confirm"):
             st.warning(f"This {ui.esc(preview.sentence())}.", icon=":material/preview:")
             confirm_cols = st.columns([1, 1, 4])
-            if confirm_cols[0].button("Confirm (y)", key="tri_confirm", type="primary"):
-                st.session_state.pop(PENDING_KEY, None)
-                kwargs: dict[str, Any] = {}
-                if pending_reason and str(pending_reason).strip():
-                    kwargs["reason"] = str(pending_reason).strip()
-                if _run(list(targets), action, **kwargs):
-                    if scope == "one":
-                        _after_action()
-                    else:
-                        st.session_state.pop("queue_table", None)
-                        st.session_state.pop(LAST_SEL_KEY, None)
-                        st.session_state.pop(PAGE_ALL_KEY, None)
-                    st.rerun()
-            if confirm_cols[1].button("Cancel (n)", key="tri_cancel"):
-                st.session_state.pop(PENDING_KEY, None)
-                st.rerun()
+            confirm_cols[0].button(
+                "Confirm (y)",
+                key="tri_confirm",
+                type="primary",
+                on_click=_on_confirm,
+                args=(turn, current, list(ids)),
+            )
+            confirm_cols[1].button(
+                "Cancel (n)", key="tri_cancel", on_click=_on_cancel, args=(turn, current)
+            )
 
 left, right = st.columns([3, 2])
 with left:
