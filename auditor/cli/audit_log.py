@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -19,10 +19,6 @@ from auditor.cli.context import (
 )
 from auditor.exitcodes import ExitCode
 from auditor.lifecycle.audit_key import audit_key
-
-if TYPE_CHECKING:
-    pass
-
 
 __all__ = ["audit_log_group"]
 

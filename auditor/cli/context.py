@@ -37,6 +37,7 @@ __all__ = [
     "Ctx",
     "emit_rows",
     "err_console",
+    "limit_option",
     "listing_format",
     "load_rule_pack",
     "loading_line",
@@ -175,3 +176,13 @@ def load_rule_pack(c: Ctx, rules_dir: Path | None) -> RulePack:
     from auditor.rulepack.pack import load_pack
 
     return load_pack(rules_dir or c.settings.rules_dir)
+
+
+#: ``--limit N`` of the listings: a table shows TABLE_DEFAULT_LIMIT rows unless told,
+#: JSON and CSV are complete unless told (DESIGN.md's command contract).
+limit_option = click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
+)

@@ -7,7 +7,7 @@ serve ``memaudit guard`` (:mod:`auditor.cli.scanning`).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -15,6 +15,7 @@ from auditor.cli.context import (
     TABLE_DEFAULT_LIMIT,
     Ctx,
     emit_rows,
+    limit_option,
     listing_format,
     out_console,
     pass_ctx,
@@ -22,10 +23,6 @@ from auditor.cli.context import (
 from auditor.cli.terminal import clean, echo, safe_text
 from auditor.errors import DanglingLinkError, InputError, NotFoundError
 from auditor.vocab import MEMORY_KINDS, MEMORY_STATUSES, SOURCE_TYPES
-
-if TYPE_CHECKING:
-    pass
-
 
 __all__ = ["build_record", "memories", "print_memory", "record_options", "status_option"]
 
@@ -53,12 +50,7 @@ _MEMORY_COLUMNS = ["memory_id", "subject", "category", "trust_tier", "status", "
 )
 @click.option("--namespace", default=None, help="Only this namespace.")
 @click.option("--category", default=None, help="Only this category.")
-@click.option(
-    "--limit",
-    type=click.IntRange(min=0),
-    default=None,
-    help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
-)
+@limit_option
 @listing_format
 @pass_ctx
 def memories_list(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -15,14 +14,11 @@ from auditor.cli.context import (
     Ctx,
     emit_rows,
     listing_format,
+    load_rule_pack,
     pass_ctx,
+    rules_option,
 )
 from auditor.exitcodes import ExitCode
-
-if TYPE_CHECKING:
-    pass
-
-from auditor.cli.context import load_rule_pack, rules_option
 
 __all__ = ["rules_group"]
 

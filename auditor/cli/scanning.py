@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -18,19 +18,18 @@ from auditor.cli.context import (
     Ctx,
     emit_rows,
     err_console,
+    limit_option,
     listing_format,
+    load_rule_pack,
+    loading_line,
     pass_ctx,
+    rules_option,
 )
+from auditor.cli.memories import build_record, record_options
 from auditor.cli.terminal import echo, safe_text
 from auditor.errors import InputError
 from auditor.exitcodes import ExitCode
 from auditor.vocab import SEVERITY_RANK
-
-if TYPE_CHECKING:
-    pass
-
-from auditor.cli.context import load_rule_pack, loading_line, rules_option
-from auditor.cli.memories import build_record, record_options
 
 __all__ = ["findings", "guard", "review", "scan"]
 
@@ -146,12 +145,7 @@ _FINDING_COLUMNS = ["finding_id", "rule_id", "category", "severity", "status", "
 @click.option("--rule", "rule_id", default=None, help="Only this rule id.")
 @click.option("--subject", default=None, help="Only findings about this subject's memories.")
 @click.option("--severity", default=None, type=click.Choice(["low", "medium", "high", "critical"]))
-@click.option(
-    "--limit",
-    type=click.IntRange(min=0),
-    default=None,
-    help=f"At most N (table default {TABLE_DEFAULT_LIMIT}; JSON/CSV default: all).",
-)
+@limit_option
 @listing_format
 @pass_ctx
 def findings(

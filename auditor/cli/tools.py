@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.table import Table
@@ -15,17 +15,14 @@ from rich.table import Table
 from auditor.cli.context import (
     Ctx,
     err_console,
+    load_rule_pack,
     out_console,
     pass_ctx,
+    rules_option,
 )
+from auditor.cli.memories import status_option
 from auditor.errors import InputError
 from auditor.vocab import MEMORY_STATUSES
-
-if TYPE_CHECKING:
-    pass
-
-from auditor.cli.context import load_rule_pack, rules_option
-from auditor.cli.memories import status_option
 
 __all__ = ["bench", "budget", "eval_"]
 
