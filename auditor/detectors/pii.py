@@ -101,10 +101,10 @@ from auditor.detectors.pii_address import (
     merge_address_parts,
 )
 from auditor.detectors.pii_filters import drop_result
+from auditor.detectors.pii_gate import entity_needles
 from auditor.detectors.pii_nrp import (
     NRP_TOPIC_SCORE,
     NrpRecognizer,
-    group_needles,
     mentions_group,
 )
 from auditor.detectors.pii_presidio import (
@@ -134,7 +134,6 @@ from auditor.detectors.pii_presidio import (
     spacy,
 )
 from auditor.detectors.pii_prose import (
-    PASSWORD_GATE_WORDS,
     PROSE_ENTITIES,
     PROSE_GATES,
     DateOfBirthRecognizer,
@@ -157,7 +156,7 @@ from auditor.detectors.pii_recognizers import (
     TypedKrFrnRecognizer,
     TypedKrRrnRecognizer,
 )
-from auditor.detectors.prefilter import Needles, unicode_digits
+from auditor.detectors.prefilter import Needles
 from auditor.logging import scrub
 
 __all__ = [
@@ -605,27 +604,17 @@ class PiiDetector(Detector):
         """What :meth:`_candidates` needs to keep an entity (exact, see there), as parts.
 
         ``identifiers``: a digit (every entity but e-mail, NRP and password), ``@`` / ``＠``
-        (e-mail), a group word (NRP, :func:`auditor.detectors.pii_nrp.group_needles`) or a
+        (e-mail), a group word (NRP, :func:`auditor.detectors.pii_gate.group_needles`) or a
         password word; it alone decides whether the detector runs. ``word:<ENTITY>``: the
         words of an entity's word gate (country ids, licence numbers); without one of them
         the entity is not looked for (it needs a digit too).
         """
-        needles = Needles()
-        parts: dict[str, Needles] = {}
-        for entity in self.entities:
-            if entity in NER_ENTITIES:
-                needles |= Needles.anything()
-            elif entity == "EMAIL_ADDRESS":
-                needles |= Needles.of(("@", "＠"))
-            elif entity == "NRP":
-                needles |= Needles.of(group_needles())
-            elif entity == "PASSWORD":
-                needles |= Needles.of(PASSWORD_GATE_WORDS)
-            else:
-                needles |= Needles.of(unicode_digits())
-            if entity in _WORD_GATES:
-                parts[f"word:{entity}"] = Needles.of(_WORD_GATES[entity])
-        return {"identifiers": needles, **parts}
+        parts = {
+            f"word:{entity}": Needles.of(_WORD_GATES[entity])
+            for entity in self.entities
+            if entity in _WORD_GATES
+        }
+        return {"identifiers": entity_needles(self.entities), **parts}
 
     def analyze_parts(
         self, memory: MemoryView, ctx: DetectContext, parts: frozenset[str]

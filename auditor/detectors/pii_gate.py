@@ -4,27 +4,29 @@ The rule engine builds a detector when the first memory that needs it arrives
 (:mod:`auditor.rulepack.engine`). The pii detector's prefilter needles come from the built detector
 (its ``identifiers`` part alone decides whether it runs: a digit, an ``@``, a group word or
 a password word, see :meth:`auditor.detectors.pii.PiiDetector.prefilter_needles`), and
-building it loads Presidio and spaCy: seconds. This module computes the same ``identifiers``
-needles from the word tables alone (:mod:`auditor.detectors._pii_terms`), so that a memory
-without any of them does not make the engine build the detector. A test keeps them equal to
-the built detector's, for every entity and for the shipped rules' params.
+building it loads Presidio and spaCy: seconds. This module owns those ``identifiers``
+needles, computed from the word tables alone (:mod:`auditor.detectors._pii_terms`): the
+built detector takes them from here, and the engine asks here first, so that a memory
+without any of them does not make it build the detector. A test keeps the two equal, for
+every entity and for the shipped rules' params.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from auditor.detectors import _pii_terms as terms
 from auditor.detectors.prefilter import Needles, unicode_digits
 
-__all__ = ["identifier_needles"]
+__all__ = ["PASSWORD_GATE_WORDS", "entity_needles", "group_needles", "identifier_needles"]
 
 #: as in :mod:`auditor.detectors.pii` (the entities that need an NER model)
 _NER_ENTITIES = ("PERSON", "LOCATION")
 _SUPPORTED = frozenset((*terms.DEFAULT_ENTITIES, "UK_NHS", *_NER_ENTITIES))
-#: as :data:`auditor.detectors.pii_prose.PASSWORD_GATE_WORDS`
-_PASSWORD_GATE_WORDS = (
+#: The words of the ``PASSWORD`` gate (the prose recognizer runs only on a text with one).
+PASSWORD_GATE_WORDS = (
     "pass",
     "pin",
     "code",
@@ -37,8 +39,15 @@ _PASSWORD_GATE_WORDS = (
 )
 
 
-def _group_needles() -> frozenset[str]:
-    """As :func:`auditor.detectors.pii_nrp.group_needles`."""
+@functools.cache
+def group_needles() -> frozenset[str]:
+    """Literals one of which occurs (lower case) in every text that mentions a group (NRP).
+
+    An English group word is a whole word whose lower case (with ``’`` read as ``'``) or
+    singular is in the word list, so the listed word (or its ``’`` spelling) occurs; a
+    Korean mention needs one of the Korean words
+    (:func:`auditor.detectors.pii_nrp.mentions_group`).
+    """
     english = {
         w.split()[0].lower().replace("’", "'")
         for w in (
@@ -66,6 +75,13 @@ def identifier_needles(params: Mapping[str, Any]) -> Needles | None:
         isinstance(e, str) and e in _SUPPORTED for e in entities
     ):
         return None
+    return entity_needles(entities)
+
+
+def entity_needles(entities: Iterable[str]) -> Needles:
+    """What a text needs for the pii detector to look for any of ``entities``: anything for
+    the NER entities, ``@`` for e-mail, a group word for NRP, a password word for passwords,
+    a digit for every other identifier."""
     needles = Needles()
     for entity in entities:
         if entity in _NER_ENTITIES:
@@ -73,9 +89,9 @@ def identifier_needles(params: Mapping[str, Any]) -> Needles | None:
         elif entity == "EMAIL_ADDRESS":
             needles |= Needles.of(("@", "＠"))
         elif entity == "NRP":
-            needles |= Needles.of(_group_needles())
+            needles |= Needles.of(group_needles())
         elif entity == "PASSWORD":
-            needles |= Needles.of(_PASSWORD_GATE_WORDS)
+            needles |= Needles.of(PASSWORD_GATE_WORDS)
         else:
             needles |= Needles.of(unicode_digits())
     return needles

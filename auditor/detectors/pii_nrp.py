@@ -165,19 +165,6 @@ class NrpRecognizer(ResultAdjuster, PatternRecognizer):
         return kept
 
 
-def group_needles() -> frozenset[str]:
-    """Literals one of which occurs (lower case) in every text :func:`mentions_group` accepts.
-
-    An English group word is a whole word whose lower case (with ``’`` read as ``'``) or
-    singular is in the word list, so the listed word (or its ``’`` spelling) occurs; a
-    Korean mention needs one of the Korean words.
-    """
-    english = {w for w in _NRP_WORDS if w}
-    curly = {w.replace("'", "’") for w in english if "'" in w}
-    korean = {*terms.KO_NRP_COUNTRIES, *terms.KO_NRP_WORDS, "국적"}
-    return frozenset(english | curly | korean)
-
-
 def mentions_group(text: str) -> bool:
     """Cheap NRP prefilter: a group word (English) or a Korean group / country word."""
     for word in _WORD.findall(text):

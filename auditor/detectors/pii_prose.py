@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from auditor.detectors.pii_gate import PASSWORD_GATE_WORDS
 from auditor.detectors.pii_presidio import (
     AnalysisExplanation,
     EntityRecognizer,
@@ -32,7 +33,6 @@ from auditor.detectors.pii_presidio import (
 )
 
 __all__ = [
-    "PASSWORD_GATE_WORDS",
     "PROSE_ENTITIES",
     "PROSE_GATES",
     "DateOfBirthRecognizer",
@@ -94,18 +94,6 @@ _TRAILING = ".,;:!?)"
 _DOB_NAME = "DateOfBirthRecognizer"
 _PASSWORD_NAME = "PasswordRecognizer"
 
-#: The words of the ``PASSWORD`` gate (also the prefilter's needles for it).
-PASSWORD_GATE_WORDS = (
-    "pass",
-    "pin",
-    "code",
-    "secret",
-    "비밀번호",
-    "비번",
-    "패스워드",
-    "암호",
-    "번호",
-)
 #: Cheap preconditions (no match: the recognizer is not run).
 PROSE_GATES: dict[str, re.Pattern[str]] = {
     "DATE_OF_BIRTH": re.compile(r"(?i:born|birth|d\.?o\.?b|생년월일|생일|출생|태어)"),
