@@ -284,3 +284,46 @@ def test_failed_transition_writes_nothing(lc: Lifecycle, db: Database) -> None:
     assert len(events(db)) == n
     with db.session() as s:
         assert s.get(Memory, "b") is None
+
+
+# -- transition hooks (how the source outbox follows quarantines and restores) -------------
+
+
+def test_transition_hooks_hear_quarantine_and_restore_in_the_transition(lc: Lifecycle) -> None:
+    from auditor.lifecycle import hooks
+
+    heard: list[tuple[str, str, str]] = []
+
+    def hook(session: object, settings: object, memory: Memory, action: str) -> None:
+        heard.append((memory.memory_id, memory.status, action))
+
+    lc.add(make_record(memory_id="h"), actor="t")
+    stop = hooks.subscribe(hook)
+    try:
+        lc.quarantine("h", actor="officer")
+        lc.restore("h", actor="officer")
+        lc.soft_delete("h", actor="officer")  # not a transition hooks hear about
+    finally:
+        stop()
+    lc.restore("h", actor="officer")  # unsubscribed: not heard
+    assert heard == [("h", "quarantined", "quarantine"), ("h", "active", "restore")]
+    assert "auditor.sources.outbox:queue_transition" in hooks.DEFAULT_HOOKS
+
+
+def test_a_failing_hook_aborts_the_transition(lc: Lifecycle, db: Database) -> None:
+    from auditor.lifecycle import hooks
+
+    def hook(session: object, settings: object, memory: Memory, action: str) -> None:
+        raise RuntimeError("outbox unavailable")
+
+    lc.add(make_record(memory_id="f"), actor="t")
+    stop = hooks.subscribe(hook)
+    try:
+        with pytest.raises(RuntimeError):
+            lc.quarantine("f", actor="officer")
+    finally:
+        stop()
+    with db.session() as s:
+        assert s.get(Memory, "f").status == "active"  # rolled back with the hook's failure
+    with pytest.raises(ValueError, match="unknown lifecycle transition"):
+        hooks.notify(None, db.settings, Memory(), "purge")  # type: ignore[arg-type]
