@@ -59,11 +59,15 @@ def test_sweep_keeps_live_and_foreign_copies_and_removes_dead_and_reused_ones(
     reused = _mark(
         db, "reused", pid=os.getpid(), host=host_name(), started=str(int(me["started"] or 0) + 1)
     )
+    try:
+        removed = sweep(db)
 
-    removed = sweep(db)
-
-    assert live.exists() and foreign.exists()
-    assert not dead.exists()
-    if Path("/proc/self/stat").exists():  # start times are known: the reused pid is caught
-        assert not reused.exists()
-        assert len(removed) == 2
+        assert live.exists() and foreign.exists()
+        assert not dead.exists()
+        if Path("/proc/self/stat").exists():  # start times are known: the reused pid is caught
+            assert not reused.exists()
+            assert len(removed) == 2
+    finally:  # the scratch folder of a PostgreSQL store is shared by every test: leave none
+        for copy in (live, foreign, dead, reused):
+            copy.unlink(missing_ok=True)
+            copy.with_name(copy.name.replace(".db", ".copy.json")).unlink(missing_ok=True)
