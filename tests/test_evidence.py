@@ -117,19 +117,24 @@ def test_a_failing_masker_withholds_the_snippet() -> None:
 # -- the scan's own detections mask the snippet -------------------------------------------
 
 
+def _planted(detector: str, entity: str, start: int, end: int, label: str) -> Detection:
+    """A detection the scan 'found' (the detector itself would not find it)."""
+    return Detection(
+        memory_ids=("m",),
+        detector=detector,
+        entity=entity,
+        score=0.9,
+        reason="planted",
+        spans=(Span(start, end, label),),
+    )
+
+
 def test_the_scans_detections_mask_the_window_instead_of_running_again(
     masker: EvidenceMasker,
 ) -> None:
     fact = "Maria said the code word is Sydney, nothing else."
     start = fact.index("Sydney")
-    planted = Detection(
-        memory_ids=("m",),
-        detector="pii",
-        entity="LOCATION",
-        score=0.9,
-        reason="planted",
-        spans=(Span(start, start + 6, "LOCATION"),),
-    )
+    planted = _planted("pii", "LOCATION", start, start + 6, "LOCATION")
     known: Known = {"pii": [planted]}  # pii does not find it: only reuse masks it
     assert "Sydney" in redacted_snippet(fact, [(0, 5, "x")], mask_own=False, masker=masker)
     fresh = EvidenceMasker(Settings())  # (the masker keeps the spans of recent windows)
@@ -137,14 +142,7 @@ def test_the_scans_detections_mask_the_window_instead_of_running_again(
     assert "Sydney" not in reused and "[LOCATION]" in reused
     # a window that is part of a fact of ordinary length: the fact's detections, cut to it
     longer = "filler " * 200 + fact + " filler" * 200
-    moved = Detection(
-        memory_ids=("m",),
-        detector="pii",
-        entity="LOCATION",
-        score=0.9,
-        reason="planted",
-        spans=(Span(1400 + start, 1400 + start + 6, "LOCATION"),),
-    )
+    moved = _planted("pii", "LOCATION", 1400 + start, 1400 + start + 6, "LOCATION")
     window = redacted_snippet(
         longer,
         [(1400, 1405, "x")],
@@ -164,14 +162,7 @@ def test_the_scans_detections_mask_the_window_instead_of_running_again(
 def test_a_detection_across_the_windows_edge_is_masked_up_to_the_edge() -> None:
     fact = "a" * 400 + " token=" + "Q" * 300 + " end"
     secret_start = fact.index("Q")
-    planted = Detection(
-        memory_ids=("m",),
-        detector="secrets",
-        entity="GENERIC_SECRET",
-        score=0.9,
-        reason="planted",
-        spans=(Span(secret_start, secret_start + 300, "SECRET"),),
-    )
+    planted = _planted("secrets", "GENERIC_SECRET", secret_start, secret_start + 300, "SECRET")
     snippet = redacted_snippet(
         fact,
         [(fact.index("token"), fact.index("token") + 5, "x")],
