@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
@@ -157,9 +158,25 @@ def _select(page: Page, scope: Locator, label: str, option: str) -> None:
     """Pick an option of the Streamlit selectbox labelled ``label`` inside ``scope``:
     type to filter, then take the option that starts with ``option``."""
     box = scope.get_by_role("combobox", name=label)
-    box.click()
-    box.press_sequentially(option)
-    page.get_by_role("option", name=re.compile("^" + re.escape(option))).first.click()
+    wanted = page.get_by_role("option", name=re.compile("^" + re.escape(option))).first
+    for attempt in range(4):
+        box.click()
+        box.press_sequentially(option)
+        wanted.wait_for(state="visible")
+        # the list re-renders after each key and animates while it opens: on a loaded
+        # machine the option can be detached or "not stable" for a long while, so click
+        # it once it is shown without waiting for stillness, and open the list again if
+        # the click missed it
+        try:
+            wanted.click(force=True, timeout=5_000)
+        except PlaywrightTimeoutError:
+            if attempt == 3:
+                raise
+            page.keyboard.press("Escape")
+            _wait_idle(page)
+            continue
+        if box.input_value().startswith(option):
+            break
     assert box.input_value().startswith(option)
 
 
