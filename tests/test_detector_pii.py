@@ -470,3 +470,59 @@ def test_the_gate_is_the_identifiers_part_of_the_built_detector() -> None:
     assert gate is not None and gate.always
     assert identifier_needles({"entities": ["NO_SUCH_ENTITY"]}) is None
     assert identifier_needles({"entities": "EMAIL_ADDRESS"}) is None
+
+
+def test_token_artifacts_equal_presidios_own_on_the_corpora_texts() -> None:
+    """The cheap artifacts (no spaCy Token objects, cached keyword tests) hold the same
+    values as Presidio's spaCy engine computes over the blank pipeline, on every eighth text
+    of the labelled corpora (English and Korean, tool outputs, pages), and the detector
+    finds the same with either."""
+    from auditor.detectors.pii_artifacts import KeywordList, token_artifacts
+    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
+
+    try:
+        pool = train_pool(corpora_roots(None))
+    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
+        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    det = PiiDetector({})
+    analyzer = det._analyzer
+    nlp = analyzer.nlp_engine
+    texts = [p.fact for p in pool[::8]]
+    texts += ["", "   ", "e-mail: a@b.example; tel. 010-1234-5678 (work)", "İstanbul ſtraße"]
+    compared = 0
+    for text in texts:
+        for language in ("en", "ko"):
+            real = nlp.process_text(text, language)
+            fast = token_artifacts(nlp, text, language)
+            assert fast.tokens == [t.text for t in real.tokens], text[:60]
+            assert fast.tokens_indices == real.tokens_indices
+            assert fast.lemmas == real.lemmas
+            assert list(fast.keywords) == real.keywords
+            assert list(fast.entities) == list(real.entities) == []
+            compared += 1
+    assert compared > 1000  # the sample is real work
+    words = KeywordList(["phone", "call"])
+    assert "phone" in words and "fax" not in words and list(words) == ["phone", "call"]
+
+    class Eager:
+        """Presidio's own artifacts, computed up front."""
+
+        def __init__(self, engine: Any, text: str, language: str) -> None:
+            self._real = engine.nlp_engine.process_text(text, language)
+
+        def __bool__(self) -> bool:
+            return True
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return getattr(self._real, name)
+
+    views = [MemoryView(f"m{i}", "user:x", t, "user") for i, t in enumerate(texts)]
+    fast_found = [det.analyze(v, CTX) for v in views]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pii_module, "_LazyArtifacts", Eager)
+        real_found = [det.analyze(v, CTX) for v in views]
+    assert fast_found == real_found
+    assert sum(map(len, fast_found)) > 100
+    assert any(d.details.get("context_word") for found in fast_found for d in found)

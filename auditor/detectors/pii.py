@@ -100,6 +100,8 @@ from auditor.detectors.pii_address import (
     WeakAddressRecognizer,
     merge_address_parts,
 )
+from auditor.detectors.pii_artifacts import LEMMA_COMPONENT, PreloadedSpacyNlpEngine
+from auditor.detectors.pii_artifacts import LazyArtifacts as _LazyArtifacts
 from auditor.detectors.pii_filters import drop_result
 from auditor.detectors.pii_gate import entity_needles
 from auditor.detectors.pii_nrp import (
@@ -117,11 +119,9 @@ from auditor.detectors.pii_presidio import (
     KrPassportRecognizer,
     Language,
     LemmaContextAwareEnhancer,
-    NerModelConfiguration,
     NhsRecognizer,
     RecognizerRegistry,
     RecognizerResult,
-    SpacyNlpEngine,
     SpacyRecognizer,
     UkNinoRecognizer,
     UsBankRecognizer,
@@ -186,8 +186,6 @@ DEFAULT_PHONE_REGIONS = ("US", "UK")
 #: Context enhancement: words looked at before and after a match (Presidio's enhancer).
 CONTEXT_PREFIX_WORDS = 6
 CONTEXT_SUFFIX_WORDS = 2
-#: Lower-case-lemma pipeline component (context words are matched against lemmas).
-_LEMMA_COMPONENT = "memaudit_lower_lemma"
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _DIGIT = re.compile(r"\d")
@@ -238,22 +236,6 @@ class _EngineKey:
     phone_regions: tuple[str, ...]
 
 
-class _PreloadedSpacyNlpEngine(SpacyNlpEngine):
-    """Presidio's spaCy engine over pipelines built in memory (nothing is downloaded)."""
-
-    def __init__(self, pipelines: Mapping[str, Language]) -> None:
-        super().__init__(
-            models=[{"lang_code": lang, "model_name": "in-memory"} for lang in pipelines],
-            ner_model_configuration=NerModelConfiguration(),
-        )
-        self._pipelines = dict(pipelines)
-        self.load()
-
-    def load(self) -> None:
-        """Use the in-memory pipelines."""
-        self.nlp = dict(self._pipelines)  # type: ignore[assignment]  # Presidio types it None
-
-
 _CONTEXT_WORDS = frozenset(
     word
     for group in (
@@ -283,8 +265,8 @@ def _lower_lemma(doc: Doc) -> Doc:
 
 
 def _pipelines(ner_model: str | None) -> dict[str, Language]:
-    if not Language.has_factory(_LEMMA_COMPONENT):
-        Language.component(_LEMMA_COMPONENT, func=_lower_lemma)
+    if not Language.has_factory(LEMMA_COMPONENT):
+        Language.component(LEMMA_COMPONENT, func=_lower_lemma)
     if ner_model:
         if not spacy.util.is_package(ner_model):
             raise ValueError(
@@ -297,7 +279,7 @@ def _pipelines(ner_model: str | None) -> dict[str, Language]:
     korean = spacy.blank("ko", config={"nlp": {"tokenizer": {"@tokenizers": "spacy.Tokenizer.v1"}}})
     for nlp in (english, korean):
         if "lemmatizer" not in nlp.pipe_names:
-            nlp.add_pipe(_LEMMA_COMPONENT, last=True)
+            nlp.add_pipe(LEMMA_COMPONENT, last=True)
         # spaCy's English stop list holds "call", "move", "side", ...: Presidio drops stop
         # words from the context window, so a context word must never be one.
         for word in _CONTEXT_WORDS:
@@ -398,7 +380,7 @@ class _IndexedContextEnhancer(LemmaContextAwareEnhancer):
 def _build_analyzer(key: _EngineKey) -> AnalyzerEngine:
     _guard_presidio_logging()
     pipelines = _pipelines(key.ner_model)
-    nlp_engine = _PreloadedSpacyNlpEngine(pipelines)
+    nlp_engine = PreloadedSpacyNlpEngine(pipelines, with_ner=bool(key.ner_model))
     registry = RecognizerRegistry(supported_languages=list(LANGUAGES))
     for language in LANGUAGES:
         for recognizer in _recognizers(language, key.phone_regions):
@@ -516,30 +498,6 @@ def _chunks(text: str, size: int, overlap: int = 200) -> Iterable[tuple[int, str
         if end >= len(text):
             return
         start = max(end - overlap, start + 1)
-
-
-class _LazyArtifacts:
-    """spaCy's NLP artifacts of one text, computed on first use (or never).
-
-    Presidio tokenises every text before its recognizers run, but the pattern recognizers
-    never look at the tokens: only context enhancement of a result (and NER recognizers)
-    does. Handing the analyzer this proxy keeps its results identical while texts on which
-    no recognizer fires (most of them) are never tokenised.
-    """
-
-    def __init__(self, engine: AnalyzerEngine, text: str, language: str) -> None:
-        self._engine, self._text, self._language = engine, text, language
-        self._real: Any = None
-
-    def __bool__(self) -> bool:
-        return True
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if self._real is None:
-            self._real = self._engine.nlp_engine.process_text(self._text, self._language)
-        return getattr(self._real, name)
 
 
 class PiiDetector(Detector):
