@@ -367,6 +367,7 @@ def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> Non
         schedule={name: "off" for name in DEFAULT_SCHEDULE},
         worker_heartbeat_seconds=0.5,
         worker_stall_seconds=2,
+        scan_shards=2,  # 500 subjects a shard: several batches, so the kill lands mid-shard
     )
     db = Database(settings)
     db.upgrade()
@@ -376,6 +377,7 @@ def test_kill_9_in_the_middle_of_a_full_scan(db_url: str, tmp_path: Path) -> Non
         "MEMAUDIT_DATABASE_URL": db_url,
         "MEMAUDIT_WORKER_HEARTBEAT_SECONDS": "0.5",
         "MEMAUDIT_WORKER_STALL_SECONDS": "2",
+        "MEMAUDIT_SCAN_SHARDS": "2",
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "auditor", "daemon", "--once", "full_scan"],

@@ -115,6 +115,37 @@ def test_worker_count_and_when_workers_are_used(tmp_path: Path) -> None:
     assert not can_use_workers(Scanner(Database(settings), pack, judge=object()))
 
 
+def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.scan import scanner as scanner_module
+
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 60)  # 60 subjects
+    db, total = _store(tmp_path / "small.db", corpus)
+    pack = load_pack(write_pack(tmp_path / "rules"))
+    handed: list[int] = []
+
+    def in_process(scanner: Scanner, run_id: int, shards: Any, workers: int, **_: Any) -> bool:
+        handed.append(workers)  # what the pool would have been given; scanned here instead
+        for shard in shards:
+            scanner.scan_shard(run_id, shard)
+        return True
+
+    monkeypatch.setattr(scanner_module.scan_workers, "run_in_workers", in_process)
+    assert db.settings.scan_workers == 0  # "one per core"
+    small = Scanner(db, pack).run(full=True)
+    # 60 subjects make ceil(60 / SHARD_MIN_SUBJECTS) = 3 shards, not one batch of 200
+    assert small.shards_total == -(-60 // scanner_module.SHARD_MIN_SUBJECTS) == 3
+    assert small.complete and small.memories_scanned == total
+    assert handed == []  # 720 memories: below AUTO_WORKERS_MIN_MEMORIES, no worker started
+    explicit = Scanner(db, pack).run(full=True, workers=2)
+    assert explicit.complete and handed == [2]  # an explicit count is honoured
+    monkeypatch.setattr(scanner_module, "AUTO_WORKERS_MIN_MEMORIES", total)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    automatic = Scanner(db, pack).run(full=True)  # a run that is big enough: one per core
+    assert automatic.complete and handed == [2, 2]
+
+
 def test_two_workers_find_what_one_process_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -55,8 +55,8 @@ def test_a_run_is_split_and_every_memory_scanned_once(db: Database, tmp_path: Pa
     total = _store(db, tmp_path, 6000)  # 500 subjects
     scanner = Scanner(db, load_pack(write_pack(tmp_path / "rules")))
     summary = scanner.run(full=True, shards=4)
-    assert summary.complete and summary.shards_total == 3  # 500 subjects: 3 batches' worth
-    assert summary.shards_done == 3 and summary.memories_scanned == total
+    assert summary.complete and summary.shards_total == 4  # 500 subjects: worth 4 shards
+    assert summary.shards_done == 4 and summary.memories_scanned == total
     with db.session() as s:
         shards = list(s.scalars(select(ScanShard).where(ScanShard.run_id == summary.run_id)))
     assert sum(r.memories_scanned for r in shards) == total

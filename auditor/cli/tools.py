@@ -197,6 +197,14 @@ def _eval_loco(roots: tuple[Path, ...], as_json: bool, quick: bool) -> None:
     help="Folder with eval/ and train/ (default: MEMAUDIT_CORPORA_DIR, else ../shared "
     "next to the checkout).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also time a full scan with this many worker processes on a fresh copy of the "
+    "store (0 = one per CPU core, 1 = skip that step).",
+)
 @pass_ctx
 def bench(
     c: Ctx,
@@ -206,8 +214,10 @@ def bench(
     as_json: bool,
     corpus: str,
     corpora_dir: Path | None,
+    workers: int,
 ) -> None:
     """Throughput benchmark: full and incremental scans beside Presidio alone, one run."""
+    from auditor.scan.workers import worker_count
     from auditor.tools.bench import as_dict, render, run_bench
 
     result = run_bench(
@@ -218,6 +228,7 @@ def bench(
         say=lambda line: err_console.print(line, highlight=False),
         corpus=corpus,  # type: ignore[arg-type]
         corpora_dir=corpora_dir,
+        workers=workers or worker_count(c.settings.model_copy(update={"scan_workers": 0})),
     )
     click.echo(json.dumps(as_dict(result), indent=2) if as_json else render(result))
 

@@ -114,6 +114,16 @@ _VIEW_COLUMNS = (
     "extra",
 )
 SUBJECT_BATCH = 200
+#: The fewest subjects a shard is made for: small enough that a store of a few hundred
+#: subjects still splits into several shards (so worker processes, which start a few seconds
+#: after the parent's own thread, share the work evenly), large enough that a shard's claim
+#: and cursor transactions stay cheap beside its scanning.
+SHARD_MIN_SUBJECTS = 25
+#: With ``scan_workers`` at 0 (one per core), a run of fewer memories than this is scanned
+#: in the calling process: a worker process needs a few seconds to start (it imports
+#: memaudit and builds its detectors), about what a thousand memories take to scan. An
+#: explicit worker count (``--workers``, ``scan_workers`` above 0) is always honoured.
+AUTO_WORKERS_MIN_MEMORIES = 2000
 #: A subject with more memories than this is scanned in windows of this many (see above).
 SUBJECT_WINDOW = 2000
 #: Memories before a window's own chunk that its subject rules compare it with.
@@ -264,8 +274,8 @@ class Scanner:
     ) -> int:
         """Record a new run and its shards (all pending); returns the run id.
 
-        Incremental runs with few changed subjects get fewer shards: a shard is worth at
-        least one batch of subjects.
+        Runs with few (changed) subjects get fewer shards: a shard is worth at least
+        ``SHARD_MIN_SUBJECTS`` subjects.
         """
         now = self.now or utcnow()
         selection = self._selection(full or targeted, now)
@@ -276,7 +286,7 @@ class Scanner:
             if not selection.full:
                 q = q.where(self._changed_filter(selection))
             subjects = int(session.scalar(q) or 0)
-        count = max(1, min(wanted, -(-subjects // SUBJECT_BATCH)))
+        count = max(1, min(wanted, -(-subjects // SHARD_MIN_SUBJECTS)))
         with self.db.write() as session:
             run = ScanRun(
                 mode=mode,
@@ -333,6 +343,9 @@ class Scanner:
         With ``workers`` (default: the ``scan_workers`` setting, 0 = one per core) above 1
         and more than one open shard, the shards go to worker processes
         (:mod:`auditor.scan.workers`); otherwise they are scanned here, one after another.
+        "One per core" by default is not taken for a run of fewer than
+        ``AUTO_WORKERS_MIN_MEMORIES`` memories (a worker's start-up would cost more than it
+        saves); an explicit count is.
         """
         with self.db.session() as session:
             pending = list(
@@ -342,7 +355,12 @@ class Scanner:
                     .order_by(ScanShard.shard)
                 )
             )
-        count = workers if workers is not None else scan_workers.worker_count(self.settings)
+        if workers is not None:
+            count = workers
+        elif self.settings.scan_workers == 0 and self.planned(run_id) < AUTO_WORKERS_MIN_MEMORIES:
+            count = 1  # "one per core" is not worth a worker's start-up on a small run
+        else:
+            count = scan_workers.worker_count(self.settings)
         count = max(1, min(count, len(pending)))
         if count > 1 and scan_workers.can_use_workers(self):
             return scan_workers.run_in_workers(

@@ -23,6 +23,10 @@ For each corpus, in a scratch SQLite database (or the ``database_url`` given, on
    (reading, findings, actions); and, per detector, the share of memories the one-pass
    prefilter (:mod:`auditor.detectors.prefilter`) spared it;
 4. an incremental scan after 1% of the memories changed, as a share of the full scan;
+   and (SQLite scratch store, ``workers`` above 1) the same full scan on a fresh copy of
+   the store with that many worker processes (one per core by default), timed as a user
+   sees it: the workers' start-up (each imports memaudit and builds its detectors)
+   included, beside Presidio alone on one core;
 5. the write guard: average time to judge one candidate;
 6. (synthetic only) contradiction candidate generation at growing store sizes (per-memory
    cost should stay flat: linear growth, not quadratic).
@@ -176,7 +180,7 @@ def _corpora(corpus: Corpus) -> list[str]:
     return list(CORPORA) if corpus == "both" else [corpus]
 
 
-def run_bench(
+def run_bench(  # noqa: PLR0913 - the options of one run, all but two with defaults
     pack: RulePack,
     settings: Settings,
     memories: int = 100_000,
@@ -185,6 +189,7 @@ def run_bench(
     corpus: Corpus = "both",
     corpora_dir: Path | None = None,
     pair_sizes: Sequence[int] | None = None,
+    workers: int = 1,
 ) -> BenchResult:
     """Run the benchmark and return its figures (``say`` reports progress).
 
@@ -200,6 +205,8 @@ def run_bench(
             ``../shared`` next to the checkout).
         pair_sizes: store sizes of the contradiction scaling step (default: a tenth, a
             quarter and a half of ``memories``, at least 1,000, 2,000 and 4,000).
+        workers: above 1, also time a full scan with this many worker processes (on a
+            fresh scratch SQLite store; not with ``database_url``).
 
     Raises:
         CorporaMissing: ``corpus="realistic"`` and the labelled corpora are not there.
@@ -224,8 +231,13 @@ def run_bench(
                 raise
             say(f"realistic corpus skipped: {exc}")
             result.notes.append(f"realistic corpus skipped: {exc}")
+    if workers > 1 and database_url:
+        note = "the scan with worker processes needs a scratch SQLite store: not run"
+        say(note)
+        result.notes.append(note)
+        workers = 1
     for name, recs in records.items():
-        _bench_corpus(result, name, recs, pack, settings, database_url, say)
+        _bench_corpus(result, name, recs, pack, settings, database_url, say, workers)
     if "synthetic" in records:
         sizes = pair_sizes or [
             max(1000, memories // 10),
@@ -244,6 +256,7 @@ def _bench_corpus(
     settings: Settings,
     database_url: str | None,
     say: Say,
+    workers: int = 1,
 ) -> None:
     n = len(records)
     texts = [str(r["fact"]) for r in records]
@@ -300,6 +313,7 @@ def _bench_corpus(
             f"({full_s:.1f}s wall, {full_cpu:.1f}s CPU, {full.findings_new:,} findings)",
         )
         result.figures[f"{name}_full_scan_mb_per_s"] = stats["mb"] / full_s
+        result.figures[f"{name}_findings"] = full.findings_new
         ratio = base / full_s
         result.add(name, "full_vs_presidio", "full scan / Presidio alone", ratio, f"{ratio:.2f}x")
         # on a busy machine wall-clock ratios drift with the load; CPU seconds of this process
@@ -330,7 +344,55 @@ def _bench_corpus(
             f"{inc_s:.2f}s = {inc_s / full_s:.1%} of full ({inc.memories_scanned:,} re-scanned)",
         )
         db.dispose()
+        if workers > 1:
+            _workers_scan(result, name, records, pack, settings, workers, Path(tmp), say)
     _guard(result, name, records, pack, settings, say)
+
+
+def _workers_scan(
+    result: BenchResult,
+    name: str,
+    records: list[dict[str, Any]],
+    pack: RulePack,
+    settings: Settings,
+    workers: int,
+    tmp: Path,
+    say: Say,
+) -> None:
+    """The first full scan of a fresh copy of the store, with ``workers`` processes."""
+    n = len(records)
+    db = Database(settings, url=f"sqlite:///{tmp / 'workers.db'}")
+    db.upgrade()
+    Importer(db, actor="bench").run(
+        open_source("jsonl", _write(tmp / "workers.jsonl", records), settings)
+    )
+    say(f"{name}: full scan with {workers} worker processes ...")
+    started = time.perf_counter()
+    summary = Scanner(db, pack).run(full=True, workers=workers)
+    took = time.perf_counter() - started
+    db.dispose()
+    single = int(result.figures.get(f"{name}_findings", -1))
+    same = (
+        "same findings as one process"
+        if summary.findings_new == single
+        else (f"FINDINGS DIFFER from one process ({single:,})")
+    )
+    result.add(
+        name,
+        "workers_per_s",
+        f"full scan, {workers} worker processes",
+        n / took,
+        f"{n / took:,.0f} memories/s ({took:.1f}s wall, worker start-up included, "
+        f"{summary.shards_total} shards, {summary.findings_new:,} findings: {same})",
+    )
+    ratio = (n / result.figures[f"{name}_presidio_per_s"]) / took
+    result.add(
+        name,
+        "workers_vs_presidio",
+        f"full scan, {workers} workers / Presidio alone (one core)",
+        ratio,
+        f"{ratio:.2f}x",
+    )
 
 
 def _guard(
