@@ -526,3 +526,42 @@ def test_token_artifacts_equal_presidios_own_on_the_corpora_texts() -> None:
     assert fast_found == real_found
     assert sum(map(len, fast_found)) > 100
     assert any(d.details.get("context_word") for found in fast_found for d in found)
+
+
+def test_the_phone_matcher_gate_never_hides_a_number_the_matcher_finds() -> None:
+    """The digit-run gate before python-phonenumbers' matcher is exact: on the corpora's
+    texts and on short and odd numbers (Austria's 4-digit ones, full-width digits, 'x'
+    and bracket separators, extensions) the gated recognizer finds what the matcher finds."""
+    from auditor.detectors.pii_presidio import PhoneRecognizer
+    from auditor.detectors.pii_recognizers import ContextualPhoneRecognizer, min_phone_digits
+    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
+
+    try:
+        pool = train_pool(corpora_roots(None))
+    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
+        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    odd = [
+        "call +43 1234 now",
+        "Büro +49 30 1234, Fax +49 30 12345",
+        "(555) 123-4567 or 555.123.4567 x 89",
+        "ChildLine 0800 1111",
+        "tel:+44 20 7946 0958",
+        "＋４４ ２０ ７９４６ ０９５８",
+        "+1 (555) 123-4567 ext. 123",
+        "+31x6x1234x5678",
+        "1 2 3 4 5",
+        "12345",
+    ]
+    texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
+    for regions in (["US", "UK"], ["US", "GB", "DE", "KR"]):
+        gated = ContextualPhoneRecognizer(supported_language="en", supported_regions=regions)
+        plain = PhoneRecognizer(supported_language="en", supported_regions=regions)
+        found = skipped = 0
+        for text in texts:
+            want = sorted((r.start, r.end, r.score) for r in plain.analyze(text, ["PHONE_NUMBER"]))
+            got = sorted((r.start, r.end, r.score) for r in gated.analyze(text, ["PHONE_NUMBER"]))
+            assert got == want, text[:80]
+            found += len(want)
+            skipped += gated._gate.search(text) is None
+        assert found > 50 and skipped > 300  # real numbers found, and real texts spared
+    assert min_phone_digits(["US", "UK"], 1) == 6  # "+43" and a 4-digit Austrian number

@@ -7,6 +7,15 @@ Used by :mod:`auditor.detectors.pii` (which documents the behaviour as a whole).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
+
+from phonenumbers import Leniency, PhoneMetadata
+from phonenumbers.phonenumberutil import (
+    _MIN_LENGTH_FOR_NSN,
+    _VALID_PUNCTUATION,
+    COUNTRY_CODE_TO_REGION_CODE,
+)
 
 from auditor.detectors import _pii_terms as terms
 from auditor.detectors.pii_presidio import (
@@ -291,8 +300,57 @@ class _PhoneTypeGuard(ResultAdjuster, EntityRecognizer):
         return [r for r in results if not _named_as_other_id(text, r.start)]
 
 
+def min_phone_digits(regions: Sequence[str], leniency: int) -> int:
+    """The fewest digits a number python-phonenumbers' matcher accepts can have.
+
+    A number is found written nationally for one of ``regions`` (its national significant
+    number: at least that region's shortest possible length) or internationally for any
+    region (``+`` and the country code, then the number). Lengths come from the library's
+    own metadata; local-only lengths count only at the ``POSSIBLE`` leniency (a valid
+    number is a whole one).
+    """
+    shortest: list[int] = []
+    wanted = {r.upper() for r in regions}
+    for code, region_codes in COUNTRY_CODE_TO_REGION_CODE.items():
+        for region in region_codes:
+            meta = PhoneMetadata.metadata_for_region_or_calling_code(code, region)
+            desc = meta.general_desc if meta is not None else None
+            lengths = [*(desc.possible_length or ())] if desc is not None else []
+            if desc is not None and leniency <= Leniency.POSSIBLE:
+                lengths += [*(desc.possible_length_local_only or ())]
+            least = min((n for n in lengths if n > 0), default=_MIN_LENGTH_FOR_NSN)
+            shortest.append(len(str(code)) + least)
+            if region in wanted:
+                shortest.append(least)
+    return max(1, min(shortest, default=1))
+
+
+def phone_digit_gate(least: int) -> re.Pattern[str]:
+    """A digit run the matcher's candidates all contain: ``least`` digits, each next one
+    at most four of its separator characters away (the matcher's own classes and flags)."""
+    punctuation = "[" + _VALID_PUNCTUATION + "]{0,4}"
+    return re.compile(rf"\d(?:{punctuation}\d){{{least - 1}}}", re.UNICODE | re.IGNORECASE)
+
+
 class ContextualPhoneRecognizer(_PhoneTypeGuard, PhoneRecognizer):
-    """Presidio's phone-number matcher (python-phonenumbers) with the identifier-type guard."""
+    """Presidio's phone-number matcher (python-phonenumbers) with the identifier-type guard.
+
+    The matcher runs once per region and costs about a millisecond a text; a text without
+    a run of as many digits as the shortest number it can accept (:func:`min_phone_digits`,
+    separators as the matcher allows them) cannot hold one, and is not handed to it.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._gate = phone_digit_gate(min_phone_digits(self.supported_regions, int(self.leniency)))
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: Any = None
+    ) -> list[RecognizerResult]:
+        """Presidio's matcher, on a text that has a long enough digit run."""
+        if self._gate.search(text) is None:
+            return []
+        return super().analyze(text, entities, nlp_artifacts)
 
 
 class GroupedPhoneRecognizer(_PhoneTypeGuard, PatternRecognizer):
