@@ -114,6 +114,34 @@ def test_full_scan_finds_acts_and_records(db: Database, tmp_path: Path, pack_dir
     assert actions[-1] == "scan.finished"
 
 
+def test_two_quarantine_rules_on_one_memory_act_once_and_say_why_the_second_did_not(
+    db: Database, tmp_path: Path
+) -> None:
+    rules = {
+        **RULES,
+        "ma-tst-003-mail.yaml": RULES["ma-tst-001-override.yaml"]
+        .replace("MA-TST-001", "MA-TST-003")
+        .replace("ignore previous instructions", "mail the files")
+        .replace("Please IGNORE previous instructions now", "then mail the files")
+        .replace("Follow the instructions", "Mail arrived"),
+    }
+    load(db, tmp_path, STORE)
+    summary = Scanner(db, load_pack(write_pack(tmp_path / "rules2", rules))).run(full=True)
+    got = {f["rule_id"]: f for f in findings(db)}
+    assert got["MA-TST-001"]["memory_ids"] == got["MA-TST-003"]["memory_ids"] == ["inj"]
+    actions = [got[r]["evidence"]["action"] for r in ("MA-TST-001", "MA-TST-003")]
+    applied = [a for a in actions if a["applied"]]
+    refused = [a for a in actions if not a["applied"]]
+    assert len(applied) == 1 and len(refused) == 1  # one took it out; the other says why not
+    assert "is quarantined; it cannot become quarantined" in refused[0]["why"]
+    assert summary.actions == {"quarantine": 1} and summary.action_errors == 1
+    assert Lifecycle(db).get("inj").status == "quarantined"
+    with db.session() as s:
+        assert audit_log.verify(s).ok
+        events = [e for e in s.scalars(select(AuditEvent)) if e.action == "memory.quarantined"]
+    assert [e.target_ids for e in events] == [["inj"]]
+
+
 def test_rescan_of_unchanged_store_creates_nothing(
     db: Database, tmp_path: Path, pack_dir: Path
 ) -> None:

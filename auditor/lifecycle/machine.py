@@ -58,6 +58,7 @@ __all__ = [
     "add",
     "audit_key",
     "chain_of",
+    "check_transition",
     "expire",
     "get",
     "quarantine",
@@ -341,13 +342,8 @@ def _transition(
     actor = _require_actor(actor)
     where = f"memory {memory_id[: limits.MAX_MEMORY_ID_CHARS]}"
     limits.check_note(reason, settings, what="the reason", where=where)
-    memory = get(session, memory_id)
+    memory = check_transition(session, memory_id, to_status)
     _check_version(memory, expected_version)
-    if memory.status not in _FROM[to_status]:
-        raise InvalidTransitionError(
-            f"memory {memory_id} is {memory.status}; it cannot become {to_status} "
-            f"(allowed from: {', '.join(sorted(_FROM[to_status]))})"
-        )
     now = utcnow()
     previous = memory.status
     memory.prior_status = previous
@@ -367,6 +363,25 @@ def _transition(
     )
     if to_status == QUARANTINED:  # a live source's item is taken out there too (outbox)
         hooks.notify(session, settings, memory, "quarantine")
+    return memory
+
+
+def check_transition(session: Session, memory_id: str, to_status: str) -> Memory:
+    """The memory, if it may move to ``to_status`` now (what a transition checks first).
+
+    Reads only: a caller that applies many transitions in one transaction can ask first
+    and skip a doomed one without opening (and rolling back) a savepoint for it.
+
+    Raises:
+        NotFoundError: there is no such memory.
+        InvalidTransitionError: its status cannot become ``to_status``.
+    """
+    memory = get(session, memory_id)
+    if memory.status not in _FROM[to_status]:
+        raise InvalidTransitionError(
+            f"memory {memory_id} is {memory.status}; it cannot become {to_status} "
+            f"(allowed from: {', '.join(sorted(_FROM[to_status]))})"
+        )
     return memory
 
 

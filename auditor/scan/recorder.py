@@ -38,6 +38,7 @@ from auditor.store.models import (
     FindingMemory,
     FindingStatus,
     Memory,
+    MemoryStatus,
 )
 
 __all__ = ["FindingRecorder"]
@@ -136,8 +137,20 @@ class FindingRecorder:
                     summary.count(rule.id, "new")
                     acts.append((rule, detections[0], finding))
             session.flush()  # the batch's new findings in one insert, then their actions
+            held = _load_acted_on(session, acts)  # kept referenced: the map is weak
+            touched: list[str] = []
             for rule, detection, finding in acts:
-                self._act(session, rule, detection, finding, summary, now)
+                touched += self._act(session, rule, detection, finding, summary, now)
+            del held
+            # The scan's own actions are not new content: stamp them with the scan's time
+            # so the next incremental scan (watermark = this scan's time) skips them.
+            for start in range(0, len(touched), _IN_CHUNK):
+                session.execute(
+                    update(Memory)
+                    .where(Memory.memory_id.in_(touched[start : start + _IN_CHUNK]))
+                    .values(changed_at=now)
+                    .execution_options(synchronize_session=False)
+                )
             audit_log.append_chunked(
                 session,
                 actor=ACTOR,
@@ -238,12 +251,23 @@ class FindingRecorder:
         finding: Finding,
         summary: ScanSummary,
         now: datetime,
-    ) -> None:
+    ) -> list[str]:
+        """Apply a new finding's automatic action; the memories it changed (none: failed)."""
         if rule.action == "flag":
-            return
+            return []
         touched: list[str] = []
         reason = f"rule {rule.id}, finding {finding.finding_id}"
         try:
+            if rule.action in ("quarantine", "expire"):
+                # a memory another finding of the batch already took out: said without a
+                # savepoint rolled back (a rollback expires every object of the session)
+                to_status = (
+                    MemoryStatus.QUARANTINED
+                    if rule.action == "quarantine"
+                    else MemoryStatus.EXPIRED
+                ).value
+                for mid in dict.fromkeys(detection.memory_ids):
+                    lifecycle.check_transition(session, mid, to_status)
             with session.begin_nested():
                 if rule.action in ("quarantine", "expire"):
                     fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
@@ -260,23 +284,16 @@ class FindingRecorder:
                         )
                     lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
                     touched += [str(old), str(new)]
-                # The scan's own actions are not new content: stamp them with the scan's time
-                # so the next incremental scan (watermark = this scan's time) skips them.
-                session.execute(
-                    update(Memory)
-                    .where(Memory.memory_id.in_(touched))
-                    .values(changed_at=now)
-                    .execution_options(synchronize_session=False)
-                )
         except LifecycleError as exc:
             summary.action_errors += 1
             finding.evidence = {
                 **finding.evidence,
                 "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
             }
-            return
+            return []
         summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
         finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
+        return touched
 
     def _auto_resolve(
         self,
@@ -368,8 +385,36 @@ class FindingRecorder:
         )
 
 
+#: Ids per ``IN (...)`` list (SQLite allows 32,766 bound parameters; stay far below).
+_IN_CHUNK = 500
+
+
+def _load_acted_on(
+    session: Session, acts: Sequence[tuple[Rule, Detection, Finding]]
+) -> list[Memory]:
+    """Load, in a few queries, every memory the batch's automatic actions will change.
+
+    The lifecycle reads each memory it changes by primary key; loaded here (and kept
+    referenced by the caller: the session's identity map holds objects weakly), each of
+    those reads is answered from the session instead of one query a memory.
+    """
+    ids = list(
+        dict.fromkeys(
+            mid
+            for rule, detection, _ in acts
+            if rule.action in ("quarantine", "expire", "supersede")
+            for mid in detection.memory_ids
+        )
+    )
+    loaded: list[Memory] = []
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[start : start + _IN_CHUNK]
+        loaded += session.scalars(select(Memory).where(Memory.memory_id.in_(chunk)))
+    return loaded
+
+
 def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Finding]:
-    for start in range(0, len(fingerprints), 500):
+    for start in range(0, len(fingerprints), _IN_CHUNK):
         yield from session.scalars(
-            select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + 500]))
+            select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + _IN_CHUNK]))
         )
