@@ -565,3 +565,42 @@ def test_the_phone_matcher_gate_never_hides_a_number_the_matcher_finds() -> None
             skipped += gated._gate.search(text) is None
         assert found > 50 and skipped > 300  # real numbers found, and real texts spared
     assert min_phone_digits(["US", "UK"], 1) == 6  # "+43" and a 4-digit Austrian number
+
+
+def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> None:
+    """A gated pattern skips texts without one of its literals; on the corpora's texts and
+    on street names in odd cases (upper case, long s, sharp s, Korean around them) the
+    recognizers find exactly what the same patterns find ungated."""
+    from auditor.detectors.pii_address import GatedPattern, StreetAddressRecognizer
+    from auditor.detectors.pii_presidio import Pattern
+    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
+
+    try:
+        pool = train_pool(corpora_roots(None))
+    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
+        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    odd = [
+        "She moved to Hauptstraße 5 last May.",
+        "HAUPTSTRASSE 5, Berlin",
+        "Storgatan 12 and Kungsvägen 3",
+        "Lives at Østergade 14, 2. th.",
+        "우리 집은 Hauptſtraße 7 근처",
+        "office: Rua das Flores 120, Lisboa",
+        "AVENIDA PAULISTA 1578",
+        "Calle Mayor, 3",
+    ]
+    texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
+    for language in ("en", "ko"):
+        gated = StreetAddressRecognizer(language)
+        plain = StreetAddressRecognizer(language)
+        plain.patterns = [Pattern(p.name, p.regex, p.score) for p in plain.patterns]
+        assert any(isinstance(p, GatedPattern) for p in gated.patterns)
+        found = 0
+        for text in texts:
+            want = sorted((r.start, r.end, r.score) for r in plain.analyze(text, ["STREET_ADDRESS"]))
+            got = sorted((r.start, r.end, r.score) for r in gated.analyze(text, ["STREET_ADDRESS"]))
+            assert got == want, text[:80]
+            found += len(want)
+        assert found > 30
+    with pytest.raises(ValueError, match="no needles"):
+        GatedPattern("x", r"\d", 0.5, [])

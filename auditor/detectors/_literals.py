@@ -38,3 +38,9 @@ class LiteralSet:
         if self._automaton is None:
             return set()
         return {word for _, word in self._automaton.iter(text)}
+
+    def any_in(self, text: str) -> bool:
+        """Whether some literal of the set occurs in ``text`` (stops at the first)."""
+        if self._automaton is None:
+            return False
+        return next(self._automaton.iter(text), None) is not None

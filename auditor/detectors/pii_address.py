@@ -4,8 +4,11 @@ joining of adjacent address parts. Used by :mod:`auditor.detectors.pii`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from auditor.detectors import _pii_terms as terms
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.pii_filters import business_address
 from auditor.detectors.pii_presidio import (
     Pattern,
@@ -49,6 +52,51 @@ def cap_business(text: str, result: RecognizerResult) -> bool:
     return True
 
 
+class _GatedRegex:
+    """A compiled pattern that only searches texts holding one of its needles."""
+
+    __slots__ = ("_needles", "_regex")
+
+    def __init__(self, compiled: Any, needles: LiteralSet) -> None:
+        self._regex, self._needles = compiled, needles
+
+    def finditer(self, text: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        """The pattern's matches, or none at once when no needle occurs."""
+        if not self._needles.any_in(text.casefold()):
+            return iter(())
+        return self._regex.finditer(text, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._regex, name)
+
+
+class GatedPattern(Pattern):
+    """A Presidio pattern with literals one of which every match contains.
+
+    ``needles`` must be a necessary condition: every match of ``regex`` contains one of
+    them, compared case-insensitively. The text and the needles are both case-folded
+    (``str.casefold``, character by character), which equates at least the characters the
+    ``regex`` module's case-insensitive matching does, so a text without a needle has no
+    match and the regex is not run on it. An expensive pattern (one tried at every word
+    start) then costs one Aho-Corasick pass on most texts.
+    """
+
+    def __init__(self, name: str, regex: str, score: float, needles: Iterable[str]) -> None:
+        self._needles = LiteralSet(n.casefold() for n in needles)
+        if not self._needles.words:
+            raise ValueError(f"pattern {name!r}: no needles")
+        super().__init__(name, regex, score)
+
+    @property  # type: ignore[override]
+    def compiled_regex(self) -> Any:
+        """What Presidio matches with: the compiled regex behind the needle gate."""
+        return self._compiled
+
+    @compiled_regex.setter
+    def compiled_regex(self, value: Any) -> None:
+        self._compiled = None if value is None else _GatedRegex(value, self._needles)
+
+
 def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
     """(strong, weak) street-address patterns built from the vocabularies in ``_pii_terms``."""
     name = r"\p{Lu}[\p{L}'’.-]*"
@@ -74,19 +122,21 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             rf"(?:(?i:{strong_suffix})|{weak_suffix})\b\.?",
             0.5,
         ),
-        Pattern(
+        GatedPattern(
             "street word ending + number",
             # bounded: an unbounded run re-scanned from every letter of "'a'a'a..." was
             # quadratic; a street word is at most 64 letters with its ending
             rf"(?<![\p{{L}}\d])\p{{L}}[\p{{L}}'’-]{{0,63}}(?i:{compound})"
             rf"\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
             0.5,
+            terms.STREET_COMPOUND_ENDINGS,
         ),
-        Pattern(
+        GatedPattern(
             "street type + name + number",
             rf"(?<![\p{{L}}])(?i:{prefix})[ \t]+(?:[\p{{L}}'’.-]+[ \t]+){{0,6}}?\d{{1,5}}"
             rf"[A-Za-z]?\b",
             0.5,
+            terms.STREET_PREFIX_TYPES,
         ),
         Pattern(
             "number + street type + name",
