@@ -13,6 +13,7 @@ import shutil
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -972,3 +973,51 @@ def test_formatting_requests_are_not_leaks_or_personas(text: str, attack: bool) 
     view = MemoryView("m", "user:x", text, "user")
     found = {d.entity for d in det.analyze(view, ctx) if d.score >= 0.8}
     assert bool(found & {"jailbreak_persona", "prompt_leak"}) is attack, found
+
+
+def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> None:
+    """Patterns are found from the needles present (not by testing each pattern): on the
+    corpora's texts the detector's pattern hits are those of the plain loop."""
+    from auditor.detectors import injection as injection_module
+    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
+
+    try:
+        pool = train_pool(corpora_roots(None))
+    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
+        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    det = InjectionDetector({})
+
+    def every_pattern(norm: Any, patterns: Any) -> list[Any]:
+        """The detector's _match as a loop over every pattern (the reference)."""
+        text, low = norm.text, norm.text.lower()
+        index = injection_module._needles_of(patterns)
+        present = index.lower.present(low) | index.cased.present(text)
+        hits = []
+        for pat in patterns:
+            if pat.needles and present.isdisjoint(pat.needles):
+                continue
+            if pat.also and present.isdisjoint(pat.also):
+                continue
+            if pat.fallback is None:
+                found = pat.regex.finditer(text)
+            elif len(low) == len(text):
+                found = pat.regex.finditer(low)
+            else:
+                found = pat.fallback.finditer(text)
+            for k, m in enumerate(found):
+                if k >= 4:
+                    break
+                if m.end() != m.start():
+                    s, e = norm.orig(m.start(), m.end())
+                    hits.append((pat.id, s, e))
+        return hits
+
+    compared = hit = 0
+    for p in pool[::3]:
+        norm = injection_module._normalise(p.fact)
+        for patterns in (det._patterns, det._strong_patterns):
+            got = [(h.pattern, h.start, h.end) for h in det._match(norm, patterns)]
+            assert got == every_pattern(norm, patterns), p.memory_id
+            compared += 1
+            hit += bool(got)
+    assert compared > 5000 and hit > 300

@@ -597,7 +597,9 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
         assert any(isinstance(p, GatedPattern) for p in gated.patterns)
         found = 0
         for text in texts:
-            want = sorted((r.start, r.end, r.score) for r in plain.analyze(text, ["STREET_ADDRESS"]))
+            want = sorted(
+                (r.start, r.end, r.score) for r in plain.analyze(text, ["STREET_ADDRESS"])
+            )
             got = sorted((r.start, r.end, r.score) for r in gated.analyze(text, ["STREET_ADDRESS"]))
             assert got == want, text[:80]
             found += len(want)

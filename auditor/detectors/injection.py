@@ -643,14 +643,47 @@ def _drop_reported(hits: list[_Hit], text: str) -> list[_Hit]:
     return [h for h in hits if not _is_reported_quote(text, h.start, h.end)]
 
 
-def _needles_of(patterns: Sequence[Pattern]) -> tuple[LiteralSet, LiteralSet]:
-    """The distinct lower-case and case-sensitive needles of a pattern list."""
+@dataclass(frozen=True)
+class _NeedleIndex:
+    """A pattern list's needles: the automata that find them, and which patterns need them.
+
+    ``by_needle`` maps a needle to the positions of the patterns that have it among their
+    ``needles``; ``unconditional`` are the patterns without needles. A text's candidate
+    patterns are then found from the needles present, not by testing every pattern.
+    """
+
+    lower: LiteralSet
+    cased: LiteralSet
+    by_needle: dict[str, tuple[int, ...]]
+    unconditional: tuple[int, ...]
+
+    def candidates(self, present: set[str]) -> list[int]:
+        """Positions, in list order, of the patterns one of whose needles is present."""
+        found = set(self.unconditional)
+        for needle in present:
+            found.update(self.by_needle.get(needle, ()))
+        return sorted(found)
+
+
+def _needles_of(patterns: Sequence[Pattern]) -> _NeedleIndex:
+    """The needle index of a pattern list (lower-case and case-sensitive needles)."""
     lower: set[str] = set()
     cased: set[str] = set()
-    for pat in patterns:
+    by_needle: dict[str, list[int]] = {}
+    unconditional: list[int] = []
+    for i, pat in enumerate(patterns):
         (cased if pat.cased_needles else lower).update(pat.needles)
         lower.update(pat.also)
-    return LiteralSet(lower), LiteralSet(cased)
+        if not pat.needles:
+            unconditional.append(i)
+        for needle in pat.needles:
+            by_needle.setdefault(needle, []).append(i)
+    return _NeedleIndex(
+        LiteralSet(lower),
+        LiteralSet(cased),
+        {n: tuple(ids) for n, ids in by_needle.items()},
+        tuple(unconditional),
+    )
 
 
 #: nothing but blanks, sentence ends and JSON-escaped newlines ("\\n") before a request
@@ -783,13 +816,12 @@ class InjectionDetector(Detector):
         text = norm.text
         low = text.lower()
         same_length = len(low) == len(text)
-        lower_needles, cased_needles = self._needles.get(id(patterns)) or _needles_of(patterns)
-        present = lower_needles.present(low)
-        present.update(cased_needles.present(text))
+        index = self._needles.get(id(patterns)) or _needles_of(patterns)
+        present = index.lower.present(low)
+        present.update(index.cased.present(text))
         hits: list[_Hit] = []
-        for pat in patterns:
-            if pat.needles and present.isdisjoint(pat.needles):
-                continue
+        for position in index.candidates(present):
+            pat = patterns[position]
             if pat.also and present.isdisjoint(pat.also):
                 continue
             if pat.fallback is None:
