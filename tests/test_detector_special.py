@@ -335,3 +335,52 @@ def test_a_description_is_a_thing_named_as_the_topic(text: str, about_a_person: 
 
 
 _CTX_SPECIAL = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())
+
+
+def test_necessary_literals_are_read_from_the_parsed_pattern() -> None:
+    import re
+
+    from auditor.detectors._literals import necessary_literals as needed
+
+    assert needed(r"\b(?:diagnosed with|suffers? from)\s+(?:diabetes|leukaemia)\b", re.I) == {
+        "diabetes",
+        "leukaemia",
+    }  # the more selective of the two alternations ("suffer" is six letters)
+    assert needed(r"\bGoes to (?:church|mosque)", re.I) == {"goes to "}
+    assert needed(r"(?:a|bc)d", re.I) is None  # too short to be worth a gate
+    assert needed(r"(?=abcdef)x") is None  # a lookahead says nothing here
+    assert needed(r"(?:abcdef)?xy") is None  # optional: not necessary
+    assert needed(r"(?:abcdef)+") == {"abcdef"}
+    assert needed(r"당뇨(?:병)?") == {"당뇨"}
+    assert needed(r"straße 1\d") is None  # a character with a non-ASCII case: not gated
+    assert needed(r"[unclosed") is None
+
+
+def test_pattern_literal_gates_find_what_every_pattern_finds() -> None:
+    """Each special-category pattern runs only when one of its own literals occurs; on the
+    corpora's texts and on case-folding look-alikes the detections are those without it."""
+    from dataclasses import replace
+
+    from auditor.detectors import special_categories as module
+    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
+
+    try:
+        pool = train_pool(corpora_roots(None))
+    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
+        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    texts = [p.fact for p in pool] + [
+        "She was DIAGNOSED WITH DIABETES last year.",
+        "He goeſ to church every ſunday and was diagnoſed with cancer",  # long s
+        "I was dıagnosed wıth asthma",  # dotless i
+        "저는 당뇨가 있어서 약을 복용 중이에요",
+    ]
+    gated = SpecialCategoryDetector({})
+    assert sum(p.needles is not None for ps in module._PATTERNS.values() for p in ps) > 40
+    views = [MemoryView(f"m{i}", "user:x", t, "user") for i, t in enumerate(texts)]
+    with_gates = [gated.analyze(v, _CTX_SPECIAL) for v in views]
+    plain = {c: [replace(p, needles=None) for p in ps] for c, ps in module._PATTERNS.items()}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "_PATTERNS", plain)
+        without = [SpecialCategoryDetector({}).analyze(v, _CTX_SPECIAL) for v in views]
+    assert with_gates == without
+    assert sum(map(len, without)) > 50

@@ -9,11 +9,23 @@ words that occur.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
+from re import _constants as _c
+from re import _parser
+from typing import Any
 
 import ahocorasick
 
-__all__ = ["LiteralSet"]
+from auditor.detectors.prefilter import fold
+
+__all__ = ["LiteralSet", "necessary_literals"]
+
+#: The shortest literal worth a gate (a one- or two-letter ASCII literal is in nearly every
+#: text; two Hangul syllables are already a word).
+MIN_GATE_CHARS = 3
+MIN_GATE_CHARS_NON_ASCII = 2
+_REPEATS = (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT)
 
 
 class LiteralSet:
@@ -44,3 +56,72 @@ class LiteralSet:
         if self._automaton is None:
             return False
         return next(self._automaton.iter(text), None) is not None
+
+
+def necessary_literals(regex: str, flags: int = 0) -> frozenset[str] | None:
+    """Literals, lower case, one of which is in every match of ``regex``; None if unknown.
+
+    Read from the parsed pattern (Python's own ``re`` parser): in a sequence, every item
+    that is not optional must match, so a run of literal characters, a group, a repeat of
+    at least one and an alternation whose every branch gives literals each give a
+    necessary set; the most selective is kept (its shortest literal the longest).
+    Lookarounds, classes and back-references give nothing. The literals are compared
+    with :func:`auditor.detectors.prefilter.fold`-ed text; a literal with a character
+    that has a case other than ASCII's (whose case-insensitive matches ``fold`` might not
+    produce) makes the answer None, as does a set whose shortest literal is shorter than
+    :data:`MIN_GATE_CHARS` (:data:`MIN_GATE_CHARS_NON_ASCII` with other letters).
+    """
+    try:
+        tree = _parser.parse(regex, flags)
+    except re.error:
+        return None
+    found = _sequence(list(tree))
+    if not found or any(
+        len(word) < (MIN_GATE_CHARS if word.isascii() else MIN_GATE_CHARS_NON_ASCII)
+        for word in found
+    ):
+        return None
+    if not all(_foldable(c) for word in found for c in word):
+        return None
+    return frozenset(fold(word) for word in found)
+
+
+def _foldable(c: str) -> bool:
+    """ASCII, or a character without case (nothing else matches it case-insensitively)."""
+    return c.isascii() or (c.lower() == c and c.upper() == c and c.casefold() == c)
+
+
+def _strength(words: set[str]) -> tuple[int, int]:
+    return min(map(len, words)), -len(words)
+
+
+def _sequence(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
+    """The most selective necessary literal set of a sequence of parsed items."""
+    best: set[str] | None = None
+    run: list[str] = []
+
+    def consider(words: set[str] | None) -> None:
+        nonlocal best
+        if words and (best is None or _strength(words) > _strength(best)):
+            best = words
+
+    for op, av in items:
+        if op is _c.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            consider({"".join(run)})
+            run = []
+        if op is _c.SUBPATTERN:
+            consider(_sequence(list(av[-1])))
+        elif op is _c.ATOMIC_GROUP:
+            consider(_sequence(list(av)))
+        elif op is _c.BRANCH:
+            branches = [_sequence(list(branch)) for branch in av[1]]
+            if all(branches):
+                consider(set().union(*branches))  # type: ignore[arg-type]
+        elif op in _REPEATS and av[0] >= 1:
+            consider(_sequence(list(av[2])))
+    if run:
+        consider({"".join(run)})
+    return best

@@ -47,9 +47,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.detectors import _special_terms as terms
-from auditor.detectors._literals import LiteralSet
+from auditor.detectors._literals import LiteralSet, necessary_literals
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.prefilter import Needles
+from auditor.detectors.prefilter import Needles, fold
 
 __all__ = ["CATEGORIES", "SpecialCategoryDetector"]
 
@@ -73,6 +73,8 @@ class _Pattern:
     regex: re.Pattern[str]
     score: float
     topic_prone: bool
+    #: literals one of which every match contains (folded), or None: always run
+    needles: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def _compile_patterns() -> dict[str, list[_Pattern]]:
                 re.compile(regex, re.IGNORECASE),
                 score,
                 (category, language, pattern_id) in terms.TOPIC_PRONE,
+                necessary_literals(regex, re.IGNORECASE),
             )
         )
     return by_category
@@ -254,6 +257,11 @@ class SpecialCategoryDetector(Detector):
         self._anchors = {c: terms.ANCHORS[c] for c in self.categories}
         # one pass over the text finds every anchor; categories without one are skipped
         self._anchor_set = LiteralSet(a for c in self.categories for a in self._anchors[c])
+        # and one more finds the patterns' own literals: a pattern none of whose literals
+        # occurs cannot match (:func:`auditor.detectors._literals.necessary_literals`)
+        self._pattern_needles = LiteralSet(
+            n for c in self.categories for p in _PATTERNS[c] if p.needles for n in p.needles
+        )
 
     def prefilter_needles(self) -> Mapping[str, Needles]:
         """One part: the anchors of the categories looked for (no anchor, no pattern runs)."""
@@ -278,6 +286,7 @@ class SpecialCategoryDetector(Detector):
         present = self._anchor_set.present(lower)
         if not present:
             return detections
+        literals = self._pattern_needles.present(fold(text))
         for category in self.categories:
             if present.isdisjoint(self._anchors[category]):
                 continue
@@ -287,6 +296,8 @@ class SpecialCategoryDetector(Detector):
                 if pattern.language not in self.languages or pattern.score < self.min_score:
                     continue
                 if pattern.language == "ko" and not has_hangul:
+                    continue
+                if pattern.needles is not None and literals.isdisjoint(pattern.needles):
                     continue
                 for m in pattern.regex.finditer(text):
                     hit = doc.scored(pattern, m.start(), m.end())
