@@ -92,7 +92,10 @@ _FRAME_NEIGHBOURS = 8
 _WEAK_FRAME = 0.5
 _EXPLICIT_SOURCES = frozenset({"explicit_statement", "system"})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_PROFILE_CACHE_SIZE = 50_000
+#: Profiles kept by content hash (about 12 KiB each, their tokens included). A subject's
+#: window and its overlap (``auditor.scan.scanner.SUBJECT_WINDOW`` + ``WINDOW_OVERLAP``,
+#: 2,500 memories) fit twice; 50,000 made a scan of one big subject hold 600 MB of them.
+_PROFILE_CACHE_SIZE = 5_000
 
 
 def _created(m: MemoryView) -> datetime:

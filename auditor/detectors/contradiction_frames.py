@@ -156,6 +156,9 @@ class FrameVerdict:
 
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+#: Facts whose frames, modality and schedule are remembered: four times a big subject's
+#: window and overlap (2,500 memories), so one scan does not keep most of a store's texts.
+_FACT_CACHE = 10_000
 
 
 def _is_hangul(s: str) -> bool:
@@ -233,7 +236,7 @@ def _modality(lows: Sequence[str], text: str, ko: bool) -> Modality:
     return "current"
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=_FACT_CACHE)
 def text_modality(text: str) -> Modality:
     """Whether a whole fact states the present, a plan, a past state or a hypothetical."""
     toks = _tokens(text)
@@ -534,7 +537,7 @@ def _bigrams(s: str) -> set[str]:
     return {s[i : i + 2] for i in range(len(s) - 1)} or {s}
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=_FACT_CACHE)
 def frames_of(text: str) -> tuple[Frame, ...]:
     """The frames of a fact (at most four sentences are read).
 
@@ -665,7 +668,7 @@ def different_things(a_text: str, b_text: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=_FACT_CACHE)
 def _schedule(text: str) -> tuple[bool, bool, frozenset[str]]:
     """(rules a day out, says every day, action keys) of one fact, for :func:`never_every`."""
     d = _data()

@@ -352,8 +352,9 @@ class _Member:
     partner: int = -1
 
 
-#: How many token sets the detector keeps, by content hash.
-_TOKEN_CACHE_SIZE = 200_000
+#: How many token sets the detector keeps, by content hash: four times a big subject's
+#: window and overlap (2,500 memories); 200,000 held most of a large store's texts.
+_TOKEN_CACHE_SIZE = 10_000
 
 
 class DuplicateDetector(Detector):
