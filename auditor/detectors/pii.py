@@ -120,7 +120,7 @@ from auditor.detectors.pii_presidio import (
     Language,
     LemmaContextAwareEnhancer,
     NhsRecognizer,
-    RecognizerRegistry,
+    OrderedRecognizerRegistry,
     RecognizerResult,
     SpacyRecognizer,
     UkNinoRecognizer,
@@ -381,7 +381,7 @@ def _build_analyzer(key: _EngineKey) -> AnalyzerEngine:
     _guard_presidio_logging()
     pipelines = _pipelines(key.ner_model)
     nlp_engine = PreloadedSpacyNlpEngine(pipelines, with_ner=bool(key.ner_model))
-    registry = RecognizerRegistry(supported_languages=list(LANGUAGES))
+    registry = OrderedRecognizerRegistry(supported_languages=list(LANGUAGES))
     for language in LANGUAGES:
         for recognizer in _recognizers(language, key.phone_regions):
             registry.add_recognizer(recognizer)

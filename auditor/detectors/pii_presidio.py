@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
 
@@ -102,6 +103,7 @@ __all__ = [
     "NerModelConfiguration",
     "NhsRecognizer",
     "NlpArtifacts",
+    "OrderedRecognizerRegistry",
     "Pattern",
     "PatternRecognizer",
     "PhoneRecognizer",
@@ -149,6 +151,46 @@ class ResultAdjuster:
     ) -> list[RecognizerResult]:
         """Presidio's hook: :meth:`adjust` this recognizer's results."""
         return self.adjust(text, raw_recognizer_results, other_raw_recognizer_results)
+
+
+class OrderedRecognizerRegistry(RecognizerRegistry):
+    """Presidio's registry, answering in the order the recognizers were added, and cached.
+
+    Presidio gathers the recognizers of a request in a ``set``, so their order (and with it
+    which of two equal results survives its de-duplication) changed from one process to
+    the next: a card number's finding named one pattern in one run and another in the
+    next. Here the answer is in registration order, computed once per language and entity
+    list (the registry does not change after it is built; adding a recognizer clears the
+    cache).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._answers: dict[tuple[Any, ...], list[EntityRecognizer]] = {}
+
+    def add_recognizer(self, recognizer: EntityRecognizer) -> None:
+        """Presidio's, and forget the cached answers."""
+        super().add_recognizer(recognizer)
+        self._answers.clear()
+
+    def get_recognizers(
+        self,
+        language: str,
+        entities: list[str] | None = None,
+        all_fields: bool = False,
+        ad_hoc_recognizers: list[EntityRecognizer] | None = None,
+    ) -> list[EntityRecognizer]:
+        """The recognizers Presidio would return, in registration order."""
+        key = (language, tuple(entities or ()), all_fields)
+        if not ad_hoc_recognizers and key in self._answers:
+            return list(self._answers[key])
+        found = super().get_recognizers(language, entities, all_fields, ad_hoc_recognizers)
+        order = [*self.recognizers, *(ad_hoc_recognizers or ())]
+        position = {id(r): i for i, r in enumerate(order)}
+        found.sort(key=lambda r: position.get(id(r), len(order)))
+        if not ad_hoc_recognizers:
+            self._answers[key] = list(found)
+        return found
 
 
 def alternation(words: Iterable[str]) -> str:
