@@ -342,8 +342,9 @@ def _transition(
     actor = _require_actor(actor)
     where = f"memory {memory_id[: limits.MAX_MEMORY_ID_CHARS]}"
     limits.check_note(reason, settings, what="the reason", where=where)
-    memory = check_transition(session, memory_id, to_status)
-    _check_version(memory, expected_version)
+    memory = get(session, memory_id)
+    _check_version(memory, expected_version)  # a stale writer hears "changed", first
+    _check_status(memory, to_status)
     now = utcnow()
     previous = memory.status
     memory.prior_status = previous
@@ -377,12 +378,16 @@ def check_transition(session: Session, memory_id: str, to_status: str) -> Memory
         InvalidTransitionError: its status cannot become ``to_status``.
     """
     memory = get(session, memory_id)
+    _check_status(memory, to_status)
+    return memory
+
+
+def _check_status(memory: Memory, to_status: str) -> None:
     if memory.status not in _FROM[to_status]:
         raise InvalidTransitionError(
-            f"memory {memory_id} is {memory.status}; it cannot become {to_status} "
+            f"memory {memory.memory_id} is {memory.status}; it cannot become {to_status} "
             f"(allowed from: {', '.join(sorted(_FROM[to_status]))})"
         )
-    return memory
 
 
 def soft_delete(
