@@ -119,6 +119,7 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from auditor.scan import scanner as scanner_module
+    from auditor.scan import workers as scan_workers
 
     corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 60)  # 60 subjects
     db, total = _store(tmp_path / "small.db", corpus)
@@ -140,9 +141,15 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
     assert handed == []  # 720 memories: below AUTO_WORKERS_MIN_MEMORIES, no worker started
     explicit = Scanner(db, pack).run(full=True, workers=2)
     assert explicit.complete and handed == [2]  # an explicit count is honoured
-    monkeypatch.setattr(scanner_module, "AUTO_WORKERS_MIN_MEMORIES", total)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    automatic = Scanner(db, pack).run(full=True)  # a run that is big enough: one per core
+    monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_MEMORIES", total)
+    monkeypatch.setattr(scan_workers, "_SAMPLE", total)  # the estimate is the whole text
+    short = sum(len(f) for f in Scanner(db, pack).sample_facts(explicit.run_id, total))
+    assert 0 < short < scan_workers.AUTO_WORKERS_MIN_CHARS  # short synthetic facts
+    Scanner(db, pack).run(full=True)  # enough memories, too little text: still here
+    assert handed == [2]
+    monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_CHARS", short)
+    automatic = Scanner(db, pack).run(full=True)  # big enough: one per core
     assert automatic.complete and handed == [2, 2]
 
 

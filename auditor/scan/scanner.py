@@ -119,11 +119,6 @@ SUBJECT_BATCH = 200
 #: after the parent's own thread, share the work evenly), large enough that a shard's claim
 #: and cursor transactions stay cheap beside its scanning.
 SHARD_MIN_SUBJECTS = 25
-#: With ``scan_workers`` at 0 (one per core), a run of fewer memories than this is scanned
-#: in the calling process: a worker process needs a few seconds to start (it imports
-#: memaudit and builds its detectors), about what a thousand memories take to scan. An
-#: explicit worker count (``--workers``, ``scan_workers`` above 0) is always honoured.
-AUTO_WORKERS_MIN_MEMORIES = 2000
 #: A subject with more memories than this is scanned in windows of this many (see above).
 SUBJECT_WINDOW = 2000
 #: Memories before a window's own chunk that its subject rules compare it with.
@@ -321,14 +316,28 @@ class Scanner:
     def planned(self, run_id: int) -> int:
         """How many memories a run will scan (for a progress bar)."""
         with self.db.session() as session:
-            run = session.get(ScanRun, run_id)
-            if run is None:
+            found, where = self._run_filter(session, run_id)
+            if not found:
                 return 0
-            sel = _Selection(run.mode != "incremental", run.since, run.started_at)
             q = select(func.count()).select_from(Memory)
-            if not sel.full:
-                q = q.where(self._changed_filter(sel))
-            return int(session.scalar(q) or 0)
+            return int(session.scalar(q if where is None else q.where(where)) or 0)
+
+    def sample_facts(self, run_id: int, n: int) -> list[str]:
+        """Up to ``n`` facts of the memories a run scans, in content-hash order (a spread)."""
+        with self.db.session() as session:
+            found, where = self._run_filter(session, run_id)
+            if not found:
+                return []
+            q = select(Memory).order_by(Memory.content_hash).limit(n)
+            return [m.fact for m in session.scalars(q if where is None else q.where(where))]
+
+    def _run_filter(self, session: Session, run_id: int) -> tuple[bool, Any]:
+        """(the run exists, the clause narrowing memories to what it scans or None: all)."""
+        run = session.get(ScanRun, run_id)
+        if run is None:
+            return False, None
+        sel = _Selection(run.mode != "incremental", run.since, run.started_at)
+        return True, None if sel.full else self._changed_filter(sel)
 
     def execute(
         self,
@@ -343,9 +352,8 @@ class Scanner:
         With ``workers`` (default: the ``scan_workers`` setting, 0 = one per core) above 1
         and more than one open shard, the shards go to worker processes
         (:mod:`auditor.scan.workers`); otherwise they are scanned here, one after another.
-        "One per core" by default is not taken for a run of fewer than
-        ``AUTO_WORKERS_MIN_MEMORIES`` memories (a worker's start-up would cost more than it
-        saves); an explicit count is.
+        "One per core" by default is not taken for a run too small to repay a worker's
+        start-up (:func:`auditor.scan.workers.worth_workers`); an explicit count is.
         """
         with self.db.session() as session:
             pending = list(
@@ -357,7 +365,7 @@ class Scanner:
             )
         if workers is not None:
             count = workers
-        elif self.settings.scan_workers == 0 and self.planned(run_id) < AUTO_WORKERS_MIN_MEMORIES:
+        elif self.settings.scan_workers == 0 and not scan_workers.worth_workers(self, run_id):
             count = 1  # "one per core" is not worth a worker's start-up on a small run
         else:
             count = scan_workers.worker_count(self.settings)

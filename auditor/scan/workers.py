@@ -58,12 +58,15 @@ if TYPE_CHECKING:
     from auditor.scan.scanner import Scanner
 
 __all__ = [
+    "AUTO_WORKERS_MIN_CHARS",
+    "AUTO_WORKERS_MIN_MEMORIES",
     "SHARD_RETRIES",
     "ScanWorkersError",
     "can_use_workers",
     "run_in_workers",
     "stop_on_signals",
     "worker_count",
+    "worth_workers",
 ]
 
 log = structlog.get_logger(__name__)
@@ -73,6 +76,29 @@ SHARD_RETRIES = 4
 #: How long a stopping parent waits for busy workers to finish their batch.
 STOP_GRACE_SECONDS = 300.0
 _POLL_SECONDS = 0.5
+
+
+#: With ``scan_workers`` at 0 (one per core), worker processes are started for a run only
+#: when it is big enough to repay their start-up: a worker needs about three and a half
+#: seconds (it imports memaudit and builds its detectors), and two processes win once the
+#: run takes one process about twice that. Cost follows the text more than the count: this
+#: many memories at least, and about this many characters of text (one process scans some
+#: 60,000 characters a second of realistic texts, 70,000 of short synthetic ones, here).
+#: An explicit worker count (``--workers``, ``scan_workers`` above 0) is always honoured.
+AUTO_WORKERS_MIN_MEMORIES = 1000
+AUTO_WORKERS_MIN_CHARS = 450_000
+#: Facts read to estimate a run's text (a spread: in content-hash order).
+_SAMPLE = 256
+
+
+def worth_workers(scanner: Scanner, run_id: int) -> bool:
+    """Whether a run is big enough for "one per core" to start worker processes."""
+    planned = scanner.planned(run_id)
+    if planned < AUTO_WORKERS_MIN_MEMORIES:
+        return False
+    sample = scanner.sample_facts(run_id, _SAMPLE)
+    mean = sum(map(len, sample)) / len(sample) if sample else 0.0
+    return planned * mean >= AUTO_WORKERS_MIN_CHARS
 
 
 def worker_count(settings: Settings) -> int:
