@@ -149,14 +149,20 @@ def compose_documents(
     *,
     max_depth: int = limits.MAX_YAML_DEPTH,
     max_nodes: int = limits.MAX_YAML_NODES,
+    fast: bool = True,
 ) -> tuple[list[yaml.Node], list[Any]]:
     """Parse ``text`` into its documents' nodes and their Python values (bounded).
+
+    Read by libyaml when it is there and the text passes the checks on the C parser's
+    events (:func:`_fast_compose`); otherwise, and for every error, by the bounded
+    pure-Python loader.
 
     Args:
         text: the YAML text.
         where: what to name in errors (a path as the user knows it).
         max_depth: deepest nesting allowed.
         max_nodes: most nodes allowed over all documents.
+        fast: try libyaml first (False: the pure-Python loader only).
 
     Returns:
         The non-empty documents' root nodes and, in the same order, their values.
@@ -165,6 +171,9 @@ def compose_documents(
         YamlRefused: an alias, anchor, foreign tag, too deep or too many nodes; or
             invalid YAML (``<where>:<line>: invalid YAML: <problem>``).
     """
+    quick = _fast_compose(text, max_depth=max_depth, max_nodes=max_nodes) if fast else None
+    if quick is not None:
+        return quick
     loader = _BoundedLoader(text, where, max_depth, max_nodes)
     try:
         nodes: list[yaml.Node] = []
@@ -185,6 +194,37 @@ def compose_documents(
 
 
 _SLOW = object()
+
+
+def _fast_compose(
+    text: str, *, max_depth: int, max_nodes: int
+) -> tuple[list[yaml.Node], list[Any]] | None:
+    """:func:`compose_documents` by libyaml (``CSafeLoader``), or None: go the slow way.
+
+    Only for a text that :func:`check_events` accepts with the C parser (the same
+    refusals and bounds); the nodes carry the same line marks and the values are built by
+    the same safe constructor. Anything else, invalid YAML included, goes the bounded
+    pure-Python way, whose errors name the line.
+    """
+    loader_class = getattr(yaml, "CSafeLoader", None)
+    if loader_class is None:
+        return None
+    refused = check_events(text, loader=loader_class, max_depth=max_depth, max_nodes=max_nodes)
+    if refused is not None:
+        return None
+    loader = loader_class(text)
+    try:
+        nodes: list[yaml.Node] = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                nodes.append(node)
+        values = [loader.construct_document(node) for node in nodes]
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return nodes, values
 
 
 def _fast_load(text: str) -> Any:
