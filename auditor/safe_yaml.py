@@ -176,12 +176,7 @@ def compose_documents(
         return quick
     loader = _BoundedLoader(text, where, max_depth, max_nodes)
     try:
-        nodes: list[yaml.Node] = []
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None:
-                nodes.append(node)
-        values = [loader.construct_document(node) for node in nodes]
+        nodes, values = _documents(loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
@@ -214,17 +209,21 @@ def _fast_compose(
         return None
     loader = loader_class(text)
     try:
-        nodes: list[yaml.Node] = []
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None:
-                nodes.append(node)
-        values = [loader.construct_document(node) for node in nodes]
+        return _documents(loader)
     except yaml.YAMLError:
         return None
     finally:
         loader.dispose()
-    return nodes, values
+
+
+def _documents(loader: Any) -> tuple[list[yaml.Node], list[Any]]:
+    """A loader's non-empty documents: their root nodes, then their values."""
+    nodes: list[yaml.Node] = []
+    while loader.check_node():
+        node = loader.get_node()
+        if node is not None:
+            nodes.append(node)
+    return nodes, [loader.construct_document(node) for node in nodes]
 
 
 def _fast_load(text: str) -> Any:

@@ -31,6 +31,7 @@ from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.injection import InjectionDetector
 from auditor.rulepack.engine import Engine, run_rule_tests
 from auditor.rulepack.pack import Rule, load_pack
+from tests.corpora import train_texts
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the rules of the pattern detector (MA-INJ-001..012); learned-layer rules have their own tests
@@ -979,12 +980,8 @@ def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> 
     """Patterns are found from the needles present (not by testing each pattern): on the
     corpora's texts the detector's pattern hits are those of the plain loop."""
     from auditor.detectors import injection as injection_module
-    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
 
-    try:
-        pool = train_pool(corpora_roots(None))
-    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
-        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    pool = train_texts()
     det = InjectionDetector({})
 
     def every_pattern(norm: Any, patterns: Any) -> list[Any]:

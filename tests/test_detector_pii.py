@@ -10,7 +10,7 @@ import logging
 import socket
 import threading
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -19,6 +19,7 @@ from auditor.detectors import build
 from auditor.detectors import pii as pii_module
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.pii import PiiDetector
+from tests.corpora import train_texts
 
 CTX = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())
 
@@ -394,33 +395,36 @@ _CONTEXT_TEXTS = [
 ]
 
 
+class _EagerArtifacts:
+    """Presidio's own NLP artifacts, computed up front for every text (its default)."""
+
+    tokenised: ClassVar[list[str]] = []  # the texts it was made for
+
+    def __init__(self, engine: Any, text: str, language: str) -> None:
+        self.tokenised.append(text)
+        self._real = engine.nlp_engine.process_text(text, language)
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._real, name)
+
+
 def test_lazy_nlp_artifacts_give_the_same_results_as_tokenising_every_text(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     det = PiiDetector({})
     views = [MemoryView(f"m{i}", "user:x", t, "user") for i, t in enumerate(_CONTEXT_TEXTS)]
     lazy = [det.analyze(v, CTX) for v in views]
-    tokenised: list[str] = []
-
-    class Eager:
-        """The artifacts computed up front, as Presidio does by default."""
-
-        def __init__(self, engine: Any, text: str, language: str) -> None:
-            tokenised.append(text)
-            self._real = engine.nlp_engine.process_text(text, language)
-
-        def __bool__(self) -> bool:
-            return True
-
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("__"):
-                raise AttributeError(name)
-            return getattr(self._real, name)
-
-    monkeypatch.setattr(pii_module, "_LazyArtifacts", Eager)
+    _EagerArtifacts.tokenised.clear()
+    monkeypatch.setattr(pii_module, "_LazyArtifacts", _EagerArtifacts)
     eager = [det.analyze(v, CTX) for v in views]
     assert lazy == eager
-    assert any(lazy) and tokenised  # the texts did reach Presidio, with context to enhance
+    # the texts did reach Presidio, with context to enhance
+    assert any(lazy) and _EagerArtifacts.tokenised
 
 
 def test_the_country_word_shortcut_gives_the_same_candidates_as_every_gate() -> None:
@@ -478,12 +482,8 @@ def test_token_artifacts_equal_presidios_own_on_the_corpora_texts() -> None:
     of the labelled corpora (English and Korean, tool outputs, pages), and the detector
     finds the same with either."""
     from auditor.detectors.pii_artifacts import KeywordList, token_artifacts
-    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
 
-    try:
-        pool = train_pool(corpora_roots(None))
-    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
-        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    pool = train_texts()
     det = PiiDetector({})
     analyzer = det._analyzer
     nlp = analyzer.nlp_engine
@@ -504,24 +504,10 @@ def test_token_artifacts_equal_presidios_own_on_the_corpora_texts() -> None:
     words = KeywordList(["phone", "call"])
     assert "phone" in words and "fax" not in words and list(words) == ["phone", "call"]
 
-    class Eager:
-        """Presidio's own artifacts, computed up front."""
-
-        def __init__(self, engine: Any, text: str, language: str) -> None:
-            self._real = engine.nlp_engine.process_text(text, language)
-
-        def __bool__(self) -> bool:
-            return True
-
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("__"):
-                raise AttributeError(name)
-            return getattr(self._real, name)
-
     views = [MemoryView(f"m{i}", "user:x", t, "user") for i, t in enumerate(texts)]
     fast_found = [det.analyze(v, CTX) for v in views]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pii_module, "_LazyArtifacts", Eager)
+        mp.setattr(pii_module, "_LazyArtifacts", _EagerArtifacts)
         real_found = [det.analyze(v, CTX) for v in views]
     assert fast_found == real_found
     assert sum(map(len, fast_found)) > 100
@@ -534,12 +520,8 @@ def test_the_phone_matcher_gate_never_hides_a_number_the_matcher_finds() -> None
     and bracket separators, extensions) the gated recognizer finds what the matcher finds."""
     from auditor.detectors.pii_presidio import PhoneRecognizer
     from auditor.detectors.pii_recognizers import ContextualPhoneRecognizer, min_phone_digits
-    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
 
-    try:
-        pool = train_pool(corpora_roots(None))
-    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
-        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    pool = train_texts()
     odd = [
         "call +43 1234 now",
         "Büro +49 30 1234, Fax +49 30 12345",
@@ -573,12 +555,8 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
     recognizers find exactly what the same patterns find ungated."""
     from auditor.detectors.pii_address import GatedPattern, StreetAddressRecognizer
     from auditor.detectors.pii_presidio import Pattern
-    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
 
-    try:
-        pool = train_pool(corpora_roots(None))
-    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
-        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    pool = train_texts()
     odd = [
         "She moved to Hauptstraße 5 last May.",
         "HAUPTSTRASSE 5, Berlin",

@@ -21,6 +21,7 @@ from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.special_categories import CATEGORIES, SpecialCategoryDetector
 from auditor.rulepack.engine import Engine, run_rule_tests
 from auditor.rulepack.pack import load_pack
+from tests.corpora import train_texts
 
 SETTINGS = load_settings()
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -362,12 +363,8 @@ def test_pattern_literal_gates_find_what_every_pattern_finds() -> None:
     from dataclasses import replace
 
     from auditor.detectors import special_categories as module
-    from auditor.tools.realistic import CorporaMissing, corpora_roots, train_pool
 
-    try:
-        pool = train_pool(corpora_roots(None))
-    except CorporaMissing as exc:  # pragma: no cover - the corpora are beside the checkout
-        pytest.fail(f"the labelled corpora are needed for this test: {exc}")
+    pool = train_texts()
     texts = [p.fact for p in pool] + [
         "She was DIAGNOSED WITH DIABETES last year.",
         "He goeſ to church every ſunday and was diagnoſed with cancer",  # long s
