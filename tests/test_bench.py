@@ -236,3 +236,32 @@ def test_bench_says_when_the_realistic_corpus_is_missing(tmp_path: Path) -> None
     assert result.corpora == ["synthetic"]
     assert any("realistic corpus skipped" in line and str(tmp_path) in line for line in said)
     assert "realistic corpus skipped" in render(result)
+
+
+def test_bench_times_memaudit_scan_with_workers_as_a_process_of_its_own(tmp_path: Path) -> None:
+    """With workers, the bench runs ``memaudit scan --full --workers N`` on a fresh copy of
+    the store in a child process, and says whether it found what one process found."""
+    settings = load_settings()
+    pack = load_pack()
+    said: list[str] = []
+    result = run_bench(
+        pack, settings, 60, corpus="synthetic", say=said.append, pair_sizes=[60], workers=2
+    )
+    assert any("memaudit scan --full --workers 2" in line for line in said)
+    assert result.figures["synthetic_workers_per_s"] > 0
+    assert result.figures["synthetic_workers_vs_presidio"] > 0
+    assert result.figures["synthetic_workers_command_vs_presidio"] > 0
+    shown = result.rows["memaudit scan --full, 2 workers"]["synthetic"]
+    assert "same findings as one process" in shown and "whole command" in shown
+    database = run_bench(
+        pack,
+        settings,
+        60,
+        database_url=f"sqlite:///{tmp_path / 'given.db'}",
+        say=said.append,
+        corpus="synthetic",
+        pair_sizes=[60],
+        workers=2,
+    )
+    assert "synthetic_workers_per_s" not in database.figures  # a given store: not run
+    assert any("needs a scratch SQLite store" in note for note in database.notes)
