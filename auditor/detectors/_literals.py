@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from re import _constants as _c
-from re import _parser
+from re import _constants as _c  # type: ignore[attr-defined]  # no stub: CPython's own
+from re import _parser  # type: ignore[attr-defined]  # the parser ``re.compile`` uses
 from typing import Any
 
 import ahocorasick

@@ -64,7 +64,8 @@ class _GatedRegex:
         """The pattern's matches, or none at once when no needle occurs."""
         if not self._needles.any_in(text.casefold()):
             return iter(())
-        return self._regex.finditer(text, *args, **kwargs)
+        found: Iterator[Any] = self._regex.finditer(text, *args, **kwargs)
+        return found
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._regex, name)
@@ -87,7 +88,7 @@ class GatedPattern(Pattern):
             raise ValueError(f"pattern {name!r}: no needles")
         super().__init__(name, regex, score)
 
-    @property  # type: ignore[override]
+    @property
     def compiled_regex(self) -> Any:
         """What Presidio matches with: the compiled regex behind the needle gate."""
         return self._compiled

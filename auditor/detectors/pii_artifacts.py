@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spacy.attrs import IDX, LENGTH
+from spacy.attrs import IDX, LENGTH  # type: ignore[import-not-found]  # Cython, no stub
 
 from auditor.detectors.pii_presidio import (
     AnalyzerEngine,

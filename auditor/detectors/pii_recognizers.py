@@ -342,7 +342,8 @@ class ContextualPhoneRecognizer(_PhoneTypeGuard, PhoneRecognizer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._gate = phone_digit_gate(min_phone_digits(self.supported_regions, int(self.leniency)))
+        leniency = Leniency.VALID if self.leniency is None else int(self.leniency)
+        self._gate = phone_digit_gate(min_phone_digits(self.supported_regions, leniency))
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: Any = None
