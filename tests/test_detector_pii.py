@@ -627,3 +627,31 @@ def test_pii_detections_do_not_change_with_the_hash_seed() -> None:
         runs.append(json.loads(done.stdout))
     assert len(runs[0]) > 500  # real work
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_the_ordered_registry_answers_in_registration_order_and_sees_new_recognizers() -> None:
+    from auditor.detectors.pii_presidio import (
+        OrderedRecognizerRegistry,
+        Pattern,
+        PatternRecognizer,
+    )
+
+    def recognizer(name: str) -> PatternRecognizer:
+        return PatternRecognizer(
+            supported_entity="X_ID", name=name, patterns=[Pattern(name, r"\bx\d+\b", 0.5)]
+        )
+
+    registry = OrderedRecognizerRegistry(supported_languages=["en"])
+    for name in ("first", "second", "third"):
+        registry.add_recognizer(recognizer(name))
+    names = [r.name for r in registry.get_recognizers("en", ["X_ID"])]
+    assert names == ["first", "second", "third"]
+    assert [r.name for r in registry.get_recognizers("en", ["X_ID"])] == names  # cached
+    registry.add_recognizer(recognizer("fourth"))
+    assert [r.name for r in registry.get_recognizers("en", ["X_ID"])] == [*names, "fourth"]
+    registry.remove_recognizer("second")
+    assert [r.name for r in registry.get_recognizers("en", ["X_ID"])] == [
+        "first",
+        "third",
+        "fourth",
+    ]

@@ -160,18 +160,13 @@ class OrderedRecognizerRegistry(RecognizerRegistry):
     which of two equal results survives its de-duplication) changed from one process to
     the next: a card number's finding named one pattern in one run and another in the
     next. Here the answer is in registration order, computed once per language and entity
-    list (the registry does not change after it is built; adding a recognizer clears the
-    cache).
+    list and remembered while the recognizer list stays the same (Presidio appends to it
+    or replaces it; either changes the key).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._answers: dict[tuple[Any, ...], list[EntityRecognizer]] = {}
-
-    def add_recognizer(self, recognizer: EntityRecognizer) -> None:
-        """Presidio's, and forget the cached answers."""
-        super().add_recognizer(recognizer)
-        self._answers.clear()
 
     def get_recognizers(
         self,
@@ -181,11 +176,13 @@ class OrderedRecognizerRegistry(RecognizerRegistry):
         ad_hoc_recognizers: list[EntityRecognizer] | None = None,
     ) -> list[EntityRecognizer]:
         """The recognizers Presidio would return, in registration order."""
-        key = (language, tuple(entities or ()), all_fields)
+        held = list(self.recognizers)
+        key: tuple[Any, ...] = (id(self.recognizers), len(held), language, all_fields)
+        key += tuple(entities or ())
         if not ad_hoc_recognizers and key in self._answers:
             return list(self._answers[key])
         found = super().get_recognizers(language, entities, all_fields, ad_hoc_recognizers)
-        order = [*self.recognizers, *(ad_hoc_recognizers or ())]
+        order = [*held, *(ad_hoc_recognizers or ())]
         position = {id(r): i for i, r in enumerate(order)}
         found.sort(key=lambda r: position.get(id(r), len(order)))
         if not ad_hoc_recognizers:
