@@ -980,6 +980,7 @@ def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> 
     """Patterns are found from the needles present (not by testing each pattern): on the
     corpora's texts the detector's pattern hits are those of the plain loop."""
     from auditor.detectors import injection as injection_module
+    from auditor.detectors._injection_patterns import needle_index
 
     pool = train_texts()
     det = InjectionDetector({})
@@ -987,7 +988,7 @@ def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> 
     def every_pattern(norm: Any, patterns: Any) -> list[Any]:
         """The detector's _match as a loop over every pattern (the reference)."""
         text, low = norm.text, norm.text.lower()
-        index = injection_module._needles_of(patterns)
+        index = needle_index(patterns)
         present = index.lower.present(low) | index.cased.present(text)
         hits = []
         for pat in patterns:

@@ -44,18 +44,22 @@ spans es / fr / ru / hr / it / pt) sit next to English (``en``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from auditor import safe_yaml
+from auditor.detectors._literals import LiteralSet
 
 __all__ = [
     "ENTITIES",
     "PATTERNS",
     "SQUASHED_PATTERNS",
+    "NeedleIndex",
     "Pattern",
     "PatternSpec",
+    "needle_index",
 ]
 
 _DATA_DIR = Path(__file__).with_name("data")
@@ -372,3 +376,46 @@ PATTERNS: tuple[Pattern, ...] = _unique(
 SQUASHED_PATTERNS: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     (pid, entity, score, re.compile(bounded(rx))) for pid, entity, score, rx in _SQUASHED_SPECS
 )
+
+
+@dataclass(frozen=True)
+class NeedleIndex:
+    """A pattern list's needles: the automata that find them, and which patterns need them.
+
+    ``by_needle`` maps a needle to the positions of the patterns that have it among their
+    ``needles``; ``unconditional`` are the patterns without needles. A text's candidate
+    patterns are then found from the needles present, not by testing every pattern.
+    """
+
+    lower: LiteralSet
+    cased: LiteralSet
+    by_needle: dict[str, tuple[int, ...]]
+    unconditional: tuple[int, ...]
+
+    def candidates(self, present: set[str]) -> list[int]:
+        """Positions, in list order, of the patterns one of whose needles is present."""
+        found = set(self.unconditional)
+        for needle in present:
+            found.update(self.by_needle.get(needle, ()))
+        return sorted(found)
+
+
+def needle_index(patterns: Sequence[Pattern]) -> NeedleIndex:
+    """The needle index of a pattern list (lower-case and case-sensitive needles)."""
+    lower: set[str] = set()
+    cased: set[str] = set()
+    by_needle: dict[str, list[int]] = {}
+    unconditional: list[int] = []
+    for i, pat in enumerate(patterns):
+        (cased if pat.cased_needles else lower).update(pat.needles)
+        lower.update(pat.also)
+        if not pat.needles:
+            unconditional.append(i)
+        for needle in pat.needles:
+            by_needle.setdefault(needle, []).append(i)
+    return NeedleIndex(
+        LiteralSet(lower),
+        LiteralSet(cased),
+        {n: tuple(ids) for n, ids in by_needle.items()},
+        tuple(unconditional),
+    )

@@ -55,8 +55,8 @@ from auditor.detectors._injection_patterns import (
     PATTERNS,
     SQUASHED_PATTERNS,
     Pattern,
+    needle_index,
 )
-from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 
 __all__ = ["InjectionDetector"]
@@ -643,49 +643,6 @@ def _drop_reported(hits: list[_Hit], text: str) -> list[_Hit]:
     return [h for h in hits if not _is_reported_quote(text, h.start, h.end)]
 
 
-@dataclass(frozen=True)
-class _NeedleIndex:
-    """A pattern list's needles: the automata that find them, and which patterns need them.
-
-    ``by_needle`` maps a needle to the positions of the patterns that have it among their
-    ``needles``; ``unconditional`` are the patterns without needles. A text's candidate
-    patterns are then found from the needles present, not by testing every pattern.
-    """
-
-    lower: LiteralSet
-    cased: LiteralSet
-    by_needle: dict[str, tuple[int, ...]]
-    unconditional: tuple[int, ...]
-
-    def candidates(self, present: set[str]) -> list[int]:
-        """Positions, in list order, of the patterns one of whose needles is present."""
-        found = set(self.unconditional)
-        for needle in present:
-            found.update(self.by_needle.get(needle, ()))
-        return sorted(found)
-
-
-def _needles_of(patterns: Sequence[Pattern]) -> _NeedleIndex:
-    """The needle index of a pattern list (lower-case and case-sensitive needles)."""
-    lower: set[str] = set()
-    cased: set[str] = set()
-    by_needle: dict[str, list[int]] = {}
-    unconditional: list[int] = []
-    for i, pat in enumerate(patterns):
-        (cased if pat.cased_needles else lower).update(pat.needles)
-        lower.update(pat.also)
-        if not pat.needles:
-            unconditional.append(i)
-        for needle in pat.needles:
-            by_needle.setdefault(needle, []).append(i)
-    return _NeedleIndex(
-        LiteralSet(lower),
-        LiteralSet(cased),
-        {n: tuple(ids) for n, ids in by_needle.items()},
-        tuple(unconditional),
-    )
-
-
 #: nothing but blanks, sentence ends and JSON-escaped newlines ("\\n") before a request
 _BLANK_OPENING = re.compile(r"(?:\s|[.!?]|\\n)*")
 #: weak request patterns that count only when spliced after other content
@@ -762,8 +719,8 @@ class InjectionDetector(Detector):
         self._strong_patterns = tuple(pat for pat in self._patterns if pat.score >= _STRONG)
         # keyed by the identity of the two tuples above, which this instance keeps alive
         self._needles = {
-            id(self._patterns): _needles_of(self._patterns),
-            id(self._strong_patterns): _needles_of(self._strong_patterns),
+            id(self._patterns): needle_index(self._patterns),
+            id(self._strong_patterns): needle_index(self._strong_patterns),
         }
 
     # -- public ---------------------------------------------------------------------------
@@ -816,7 +773,7 @@ class InjectionDetector(Detector):
         text = norm.text
         low = text.lower()
         same_length = len(low) == len(text)
-        index = self._needles.get(id(patterns)) or _needles_of(patterns)
+        index = self._needles.get(id(patterns)) or needle_index(patterns)
         present = index.lower.present(low)
         present.update(index.cased.present(text))
         hits: list[_Hit] = []
