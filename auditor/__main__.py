@@ -1,6 +1,6 @@
-"""``python -m auditor``: the ``memaudit`` command (:func:`auditor.cli.main.main`)."""
+"""``python -m auditor``: the ``memaudit`` command (:func:`auditor.cli.main.entry`)."""
 
-from auditor.cli.main import main
+from auditor.cli.main import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

@@ -71,3 +71,40 @@ def test_sweep_keeps_live_and_foreign_copies_and_removes_dead_and_reused_ones(
         for copy in (live, foreign, dead, reused):
             copy.unlink(missing_ok=True)
             copy.with_name(copy.name.replace(".db", ".copy.json")).unlink(missing_ok=True)
+
+
+def test_quick_exit_writes_what_is_buffered_and_runs_exit_handlers(tmp_path: Path) -> None:
+    mark = tmp_path / "atexit.txt"
+    script = (
+        "import atexit, sys\n"
+        "from pathlib import Path\n"
+        "from auditor.processes import quick_exit\n"
+        f"atexit.register(lambda: Path({str(mark)!r}).write_text('ran'))\n"
+        "sys.stdout.write('no newline, still buffered')\n"
+        "sys.stderr.write('err too')\n"
+        "quick_exit(7)\n"
+        "print('never')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 7
+    assert done.stdout == "no newline, still buffered" and done.stderr == "err too"
+    assert mark.read_text() == "ran"
+
+
+def test_the_command_exits_with_its_code_and_leaves_the_store_closed(tmp_path: Path) -> None:
+    db_path = tmp_path / "m.db"
+    env = {**os.environ, "MEMAUDIT_DATABASE_URL": f"sqlite:///{db_path}"}
+    env.pop("MEMAUDIT_CONFIG", None)
+    run = [sys.executable, "-m", "auditor"]
+    init = subprocess.run([*run, "init"], env=env, capture_output=True, text=True, check=False)
+    assert init.returncode == 0, init.stderr
+    listed = subprocess.run(
+        [*run, "findings", "--format", "json"], env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+    # the connection was closed before the quick exit: SQLite folded its log back in
+    assert not Path(f"{db_path}-wal").exists()
+    wrong = subprocess.run([*run, "no-such-command"], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "no-such-command" in wrong.stderr

@@ -73,6 +73,12 @@ class Ctx:
             self._db.require_schema()
         return self._db
 
+    def close(self) -> None:
+        """Close the store's connections (the command is over; called by click)."""
+        if self._db is not None:
+            self._db.dispose()
+            self._db = None
+
 
 pass_ctx = click.make_pass_decorator(Ctx)
 

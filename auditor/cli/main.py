@@ -99,6 +99,7 @@ def cli(
     configure_logging(settings.log_level, settings.log_format, digest_key=audit_key(settings))
     explicit = log_level is not None or "MEMAUDIT_LOG_LEVEL" in os.environ
     ctx.obj = Ctx(settings, explicit_log_level=explicit)
+    ctx.call_on_close(ctx.obj.close)
 
 
 # -- init / summary --------------------------------------------------------------------
@@ -384,6 +385,24 @@ for _command in (scan, findings, review, guard, eval_, bench, budget):
 
 
 # -- entry point -----------------------------------------------------------------------
+
+
+def entry() -> NoReturn:
+    """The ``memaudit`` command as a process: :func:`main`, then a quick exit with its code.
+
+    Everything is written and closed by then (the store's connections are closed when the
+    command's context ends); the interpreter's teardown of a scan's detectors is skipped
+    (:func:`auditor.processes.quick_exit`). In-process callers (tests) use :func:`main`.
+    """
+    from auditor.processes import quick_exit
+
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            quick_exit(exc.code or 0)
+        print(exc.code, file=sys.stderr)
+        quick_exit(1)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

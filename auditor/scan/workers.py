@@ -47,12 +47,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import structlog
 
 from auditor.config import Settings
 from auditor.errors import MemauditError
+from auditor.processes import quick_exit
 
 if TYPE_CHECKING:
     from auditor.scan.scanner import Scanner
@@ -151,7 +152,7 @@ def _worker_main(
     run_id: int,
     parent_pid: int,
     scanner_class: type[Scanner],
-) -> None:
+) -> NoReturn:
     """A worker: scan the shards the parent sends until it sends None (or says stop).
 
     ``scanner_class`` is the parent scanner's class, handed over by reference (pickled as
@@ -204,6 +205,9 @@ def _worker_main(
         pass  # the parent is gone
     finally:
         db.dispose()
+    # its shards are committed and its connections closed: end without the teardown of its
+    # detectors (a second or more, which the parent would wait for)
+    quick_exit(0)
 
 
 # -- the parent ------------------------------------------------------------------------------
