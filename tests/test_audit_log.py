@@ -141,3 +141,36 @@ def test_missing_head_row_refuses_to_append(filled: Database) -> None:
         Lifecycle(filled).add(make_record(memory_id="new"), actor="t")
     with filled.session() as s:
         assert s.get(Memory, "new") is None  # the transition rolled back with the event
+
+
+def test_append_many_chains_like_appends_one_by_one(filled: Database) -> None:
+    events = [
+        audit_log.Pending("t", "memory.quarantined", "memory", (f"m{i}",), {"from": "active"})
+        for i in range(3)
+    ]
+    with filled.write() as s:
+        before = s.get(AuditHead, 1)
+        assert before is not None
+        start = before.last_seq
+        written = audit_log.append_many(s, events)
+        # each links to the one before it, and the head to the last
+        assert [e.seq for e in written] == [start + 1, start + 2, start + 3]
+        assert [e.prev_hash for e in written[1:]] == [e.hash for e in written[:-1]]
+        head = s.get(AuditHead, 1)
+        assert head is not None and head.last_hash == written[-1].hash
+    assert _verify(filled).ok
+    with filled.session() as s:
+        stored = [e.target_ids for e in s.scalars(select(AuditEvent).order_by(AuditEvent.seq))]
+    assert stored[-3:] == [["m0"], ["m1"], ["m2"]]
+
+
+def test_append_many_refuses_personal_data_before_appending_any(filled: Database) -> None:
+    with filled.session() as s:
+        count = len(list(s.scalars(select(AuditEvent))))
+    good = audit_log.Pending("t", "x", "memory", ("m0",), {"from": "active"})
+    bad = audit_log.Pending("t", "x", "memory", ("m1",), {"fact": "lives in Busan"})
+    with filled.write() as s, pytest.raises(ValueError, match="must not carry"):
+        audit_log.append_many(s, [good, bad])
+    with filled.session() as s:
+        assert len(list(s.scalars(select(AuditEvent)))) == count
+    assert _verify(filled).ok

@@ -327,3 +327,57 @@ def test_a_failing_hook_aborts_the_transition(lc: Lifecycle, db: Database) -> No
         assert s.get(Memory, "f").status == "active"  # rolled back with the hook's failure
     with pytest.raises(ValueError, match="unknown lifecycle transition"):
         hooks.notify(None, db.settings, Memory(), "purge")  # type: ignore[arg-type]
+
+
+def test_transition_many_writes_each_as_its_own_call_would(lc: Lifecycle, db: Database) -> None:
+    from auditor.lifecycle import machine
+
+    for mid in ("a", "b", "c"):
+        lc.add(make_record(memory_id=mid), actor="t")
+    items = [("a", "quarantined", "rule X"), ("b", "expired", None), ("c", "quarantined", None)]
+    with db.write() as s:
+        changed = machine.transition_many(s, db.settings, items, actor="scan")
+        assert [m.memory_id for m in changed] == ["a", "b", "c"]
+    assert [lc.get(m).status for m in ("a", "b", "c")] == ["quarantined", "expired", "quarantined"]
+    assert all(lc.get(m).version == 2 for m in ("a", "b", "c"))  # one write each
+    got = [(e.action, e.target_ids, e.details) for e in events(db)][-3:]
+    assert got == [
+        ("memory.quarantined", ["a"], {"from": "active", "reason": "rule X"}),
+        ("memory.expired", ["b"], {"from": "active"}),
+        ("memory.quarantined", ["c"], {"from": "active"}),
+    ]
+    with db.session() as s:
+        assert audit_log.verify(s).ok
+
+
+def test_transition_many_sees_the_ones_before_and_writes_nothing_on_a_refusal(
+    lc: Lifecycle, db: Database
+) -> None:
+    from auditor.lifecycle import machine
+
+    for mid in ("a", "b"):
+        lc.add(make_record(memory_id=mid), actor="t")
+    count = len(events(db))
+    # "a" quarantined first, then expired: an expiry from quarantined is refused
+    items = [("b", "quarantined", None), ("a", "quarantined", None), ("a", "expired", None)]
+    with pytest.raises(InvalidTransitionError, match="memory a is quarantined"):
+        with db.write() as s:
+            machine.transition_many(s, db.settings, items, actor="scan")
+    assert [lc.get(m).status for m in ("a", "b")] == ["active", "active"]
+    assert len(events(db)) == count
+    with pytest.raises(InputError, match="not quarantined or expired"), db.write() as s:
+        machine.transition_many(s, db.settings, [("a", "deleted", None)], actor="scan")
+    with pytest.raises(InputError, match="actor"), db.write() as s:
+        machine.transition_many(s, db.settings, [("a", "expired", None)], actor=" ")
+
+
+def test_check_transition_can_ask_about_a_planned_status(lc: Lifecycle, db: Database) -> None:
+    from auditor.lifecycle import machine
+
+    lc.add(make_record(memory_id="a"), actor="t")
+    with db.session() as s:
+        assert machine.check_transition(s, "a", "quarantined").memory_id == "a"
+        with pytest.raises(InvalidTransitionError, match="memory a is quarantined"):
+            machine.check_transition(s, "a", "quarantined", status="quarantined")
+        with pytest.raises(NotFoundError):
+            machine.check_transition(s, "zz", "quarantined")

@@ -114,9 +114,24 @@ def test_full_scan_finds_acts_and_records(db: Database, tmp_path: Path, pack_dir
     assert actions[-1] == "scan.finished"
 
 
+@pytest.mark.parametrize("path", ["together", "one_by_one"])
 def test_two_quarantine_rules_on_one_memory_act_once_and_say_why_the_second_did_not(
-    db: Database, tmp_path: Path
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
+    # the batch's take-outs are written together; should that fail, one by one: same result
+    from auditor.errors import LifecycleError
+    from auditor.lifecycle import machine
+
+    joint = machine.transition_many
+    calls: list[int] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(len(args[2]))  # type: ignore[arg-type]
+        if path == "one_by_one":
+            raise LifecycleError("refused by the test")
+        return joint(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(machine, "transition_many", spy)
     rules = {
         **RULES,
         "ma-tst-003-mail.yaml": RULES["ma-tst-001-override.yaml"]
@@ -140,6 +155,7 @@ def test_two_quarantine_rules_on_one_memory_act_once_and_say_why_the_second_did_
         assert audit_log.verify(s).ok
         events = [e for e in s.scalars(select(AuditEvent)) if e.action == "memory.quarantined"]
     assert [e.target_ids for e in events] == [["inj"]]
+    assert calls == [1]  # one joint write for the batch, with the one planned take-out
 
 
 def test_rescan_of_unchanged_store_creates_nothing(

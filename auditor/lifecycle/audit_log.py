@@ -44,8 +44,10 @@ __all__ = [
     "REDACTION_ACTION",
     "Redaction",
     "VerifyResult",
+    "Pending",
     "append",
     "append_chunked",
+    "append_many",
     "compute_hash",
     "event_hash",
     "iter_events",
@@ -121,6 +123,17 @@ def _check_details(details: dict[str, Any], path: str = "details") -> None:
             _check_details(value, f"{path}.{name}")
 
 
+@dataclass(frozen=True)
+class Pending:
+    """An event to append (see :func:`append_many`): what :func:`append` takes, as data."""
+
+    actor: str
+    action: str
+    target_type: str
+    target_ids: tuple[str, ...] = ()
+    details: dict[str, Any] | None = None
+
+
 def append(
     session: Session,
     *,
@@ -145,8 +158,24 @@ def append(
     Raises:
         ValueError: details carry a forbidden key (memory text or personal data).
     """
-    details = dict(details or {})
-    _check_details(details)
+    pending = Pending(actor, action, target_type, tuple(str(t) for t in target_ids), details)
+    return append_many(session, [pending], key=key)[0]
+
+
+def append_many(
+    session: Session, events: Iterable[Pending], *, key: bytes | None = None
+) -> list[AuditEvent]:
+    """Append events in order, as :func:`append` one after another would: one lock of the
+    head, one flush (a batch of a scan's quarantines costs one round of statements).
+
+    Raises:
+        ValueError: an event's details carry a forbidden key (nothing is appended).
+    """
+    todo = [(e, dict(e.details or {})) for e in events]
+    for _event, details in todo:
+        _check_details(details)
+    if not todo:
+        return []
     head = session.execute(
         select(AuditHead).where(AuditHead.id == 1).with_for_update()
     ).scalar_one_or_none()
@@ -155,23 +184,26 @@ def append(
             "the audit log's head row is missing (the schema is incomplete or the log was "
             "tampered with); run `memaudit audit-log verify`"
         )
-    event = AuditEvent(
-        seq=head.last_seq + 1,
-        event_id=str(ULID()),
-        ts=utcnow(),
-        actor=actor,
-        action=action,
-        target_type=target_type,
-        target_ids=[str(t) for t in target_ids],
-        details=details,
-        prev_hash=head.last_hash,
-    )
-    event.hash = event_hash(event, key)
-    session.add(event)
-    head.last_seq = event.seq
-    head.last_hash = event.hash
+    out: list[AuditEvent] = []
+    for pending, details in todo:
+        event = AuditEvent(
+            seq=head.last_seq + 1,
+            event_id=str(ULID()),
+            ts=utcnow(),
+            actor=pending.actor,
+            action=pending.action,
+            target_type=pending.target_type,
+            target_ids=[str(t) for t in pending.target_ids],
+            details=details,
+            prev_hash=head.last_hash,
+        )
+        event.hash = event_hash(event, key)
+        session.add(event)
+        head.last_seq = event.seq
+        head.last_hash = event.hash
+        out.append(event)
     session.flush()
-    return event
+    return out
 
 
 def append_chunked(

@@ -25,7 +25,7 @@ write-back outbox in that transaction (:mod:`auditor.sources.outbox`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -66,6 +66,7 @@ __all__ = [
     "restore",
     "soft_delete",
     "supersede",
+    "transition_many",
 ]
 
 ACTIVE = MemoryStatus.ACTIVE.value
@@ -340,52 +341,110 @@ def _transition(
     expected_version: int | None,
 ) -> Memory:
     actor = _require_actor(actor)
+    memory = _take(session, settings, memory_id, to_status, reason, expected_version)
+    _flush(session, memory_id)
+    audit_log.append_many(
+        session, [_event(actor, memory, to_status, reason)], key=audit_key(settings)
+    )
+    _hooks(session, settings, memory, to_status)
+    return memory
+
+
+def transition_many(
+    session: Session,
+    settings: Settings,
+    items: Sequence[tuple[str, str, str | None]],
+    *,
+    actor: str,
+) -> list[Memory]:
+    """Quarantine or expire several memories, as one call each would, in one write.
+
+    ``items``: ``(memory_id, to_status, reason)`` in order, ``to_status`` ``quarantined``
+    or ``expired``. Each is checked as its own call checks it, seeing the ones before it;
+    then the memories are written in one flush and their events (one per memory, as
+    before) appended in one go. All or nothing: the first that cannot be applied raises
+    and the caller rolls back (a scan runs this in a savepoint and, on an error, applies
+    them one by one to say which failed).
+
+    Raises:
+        LifecycleError: one of them cannot be applied (the message names it).
+    """
+    actor = _require_actor(actor)
+    changed: list[Memory] = []
+    events: list[audit_log.Pending] = []
+    for memory_id, to_status, reason in items:
+        if to_status not in (QUARANTINED, EXPIRED):
+            raise InputError(f"transition_many: {to_status!r} is not quarantined or expired")
+        memory = _take(session, settings, memory_id, to_status, reason, None)
+        events.append(_event(actor, memory, to_status, reason))
+        changed.append(memory)
+    if changed:
+        _flush(session, changed[0].memory_id)
+        audit_log.append_many(session, events, key=audit_key(settings))
+        for memory, (_mid, to_status, _reason) in zip(changed, items, strict=True):
+            _hooks(session, settings, memory, to_status)
+    return changed
+
+
+def _take(
+    session: Session,
+    settings: Settings,
+    memory_id: str,
+    to_status: str,
+    reason: str | None,
+    expected_version: int | None,
+) -> Memory:
+    """Check one transition and apply it to the loaded memory (not flushed)."""
     where = f"memory {memory_id[: limits.MAX_MEMORY_ID_CHARS]}"
     limits.check_note(reason, settings, what="the reason", where=where)
     memory = get(session, memory_id)
     _check_version(memory, expected_version)  # a stale writer hears "changed", first
     _check_status(memory, to_status)
     now = utcnow()
-    previous = memory.status
-    memory.prior_status = previous
+    memory.prior_status = memory.status
     memory.status = to_status
     memory.status_source = "memaudit"
     memory.updated_at = now
     if to_status == DELETED:
         memory.deleted_at = now
-    _flush(session, memory_id)
-    _audit(
-        session,
-        settings,
-        actor,
-        f"memory.{to_status}",
-        [memory_id],
-        {"from": previous, "reason": reason} if reason else {"from": previous},
-    )
-    if to_status == QUARANTINED:  # a live source's item is taken out there too (outbox)
-        hooks.notify(session, settings, memory, "quarantine")
     return memory
 
 
-def check_transition(session: Session, memory_id: str, to_status: str) -> Memory:
+def _event(actor: str, memory: Memory, to_status: str, reason: str | None) -> audit_log.Pending:
+    previous = memory.prior_status
+    details = {"from": previous, "reason": reason} if reason else {"from": previous}
+    return audit_log.Pending(actor, f"memory.{to_status}", "memory", (memory.memory_id,), details)
+
+
+def _hooks(session: Session, settings: Settings, memory: Memory, to_status: str) -> None:
+    if to_status == QUARANTINED:  # a live source's item is taken out there too (outbox)
+        hooks.notify(session, settings, memory, "quarantine")
+
+
+def check_transition(
+    session: Session, memory_id: str, to_status: str, *, status: str | None = None
+) -> Memory:
     """The memory, if it may move to ``to_status`` now (what a transition checks first).
 
     Reads only: a caller that applies many transitions in one transaction can ask first
     and skip a doomed one without opening (and rolling back) a savepoint for it.
+    ``status``: the status the memory will have by then (a caller that plans several
+    transitions before writing them), instead of the stored one.
 
     Raises:
         NotFoundError: there is no such memory.
         InvalidTransitionError: its status cannot become ``to_status``.
     """
     memory = get(session, memory_id)
-    _check_status(memory, to_status)
+    _check_status(memory, to_status, status)
     return memory
 
 
-def _check_status(memory: Memory, to_status: str) -> None:
-    if memory.status not in _FROM[to_status]:
+def _check_status(memory: Memory, to_status: str, status: str | None = None) -> None:
+    status = memory.status if status is None else status
+    if status not in _FROM[to_status]:
         raise InvalidTransitionError(
-            f"memory {memory.memory_id} is {memory.status}; it cannot become {to_status} "
+            f"memory {memory.memory_id} is {status}; it cannot become {to_status} "
             f"(allowed from: {', '.join(sorted(_FROM[to_status]))})"
         )
 

@@ -11,6 +11,7 @@ memory, never a copy of it (:mod:`auditor.scan.evidence`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -137,11 +138,7 @@ class FindingRecorder:
                     summary.count(rule.id, "new")
                     acts.append((rule, detections[0], finding))
             session.flush()  # the batch's new findings in one insert, then their actions
-            held = _load_acted_on(session, acts)  # kept referenced: the map is weak
-            touched: list[str] = []
-            for rule, detection, finding in acts:
-                touched += self._act(session, rule, detection, finding, summary, now)
-            del held
+            touched = self._act_all(session, acts, summary)
             # The scan's own actions are not new content: stamp them with the scan's time
             # so the next incremental scan (watermark = this scan's time) skips them.
             for start in range(0, len(touched), _IN_CHUNK):
@@ -243,57 +240,107 @@ class FindingRecorder:
             session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
         return finding  # flushed with the batch (the unit of work inserts them together)
 
-    def _act(
+    def _act_all(
+        self,
+        session: Session,
+        acts: Sequence[tuple[Rule, Detection, Finding]],
+        summary: ScanSummary,
+    ) -> list[str]:
+        """Apply the new findings' automatic actions in order; the memories they changed.
+
+        Quarantines and expiries are checked one after another, each seeing those before
+        it (a memory an earlier finding takes out is not taken out twice: that finding's
+        action is "not applied", as it always was), and written together
+        (:func:`auditor.lifecycle.machine.transition_many`: one flush and one audit append
+        for the batch instead of a savepoint, a flush and an append each). A supersede
+        writes what was planned before it first. Should the joint write fail, the planned
+        actions are applied one by one in savepoints, which says which one failed.
+        """
+        held = _load_acted_on(session, acts)  # kept referenced: the map is weak
+        touched: list[str] = []
+        planned: dict[str, str] = {}  # memory id -> the status the batch gives it
+        batch: list[_TakeOut] = []
+        for rule, detection, finding in acts:
+            if rule.action == "flag":
+                continue
+            if rule.action not in _TAKE_OUT:
+                touched += self._write_take_outs(session, batch, summary)
+                batch, planned = [], {}
+                touched += self._supersede(session, rule, detection, finding, summary)
+                continue
+            plan = _TakeOut(rule, finding, list(dict.fromkeys(detection.memory_ids)))
+            try:
+                for mid in plan.memory_ids:
+                    lifecycle.check_transition(
+                        session, mid, plan.to_status, status=planned.get(mid)
+                    )
+            except LifecycleError as exc:
+                _not_applied(rule, finding, exc, summary)
+                continue
+            planned.update(dict.fromkeys(plan.memory_ids, plan.to_status))
+            batch.append(plan)
+        touched += self._write_take_outs(session, batch, summary)
+        del held
+        return touched
+
+    def _write_take_outs(
+        self, session: Session, batch: list[_TakeOut], summary: ScanSummary
+    ) -> list[str]:
+        if not batch:
+            return []
+        items = [(mid, p.to_status, p.reason) for p in batch for mid in p.memory_ids]
+        try:
+            with session.begin_nested():
+                lifecycle.transition_many(session, self.settings, items, actor=ACTOR)
+        except LifecycleError:
+            # not expected (each was checked): one by one, so that the one that fails is named
+            touched: list[str] = []
+            for plan in batch:
+                touched += self._take_out(session, plan, summary)
+            return touched
+        for plan in batch:
+            _applied(plan.rule, plan.finding, summary)
+        return [mid for plan in batch for mid in plan.memory_ids]
+
+    def _take_out(self, session: Session, plan: _TakeOut, summary: ScanSummary) -> list[str]:
+        """One finding's quarantine or expiry in a savepoint of its own (the slow path)."""
+        fn = lifecycle.quarantine if plan.rule.action == "quarantine" else lifecycle.expire
+        try:
+            for mid in plan.memory_ids:
+                lifecycle.check_transition(session, mid, plan.to_status)
+            with session.begin_nested():
+                for mid in plan.memory_ids:
+                    fn(session, self.settings, mid, actor=ACTOR, reason=plan.reason)
+        except LifecycleError as exc:
+            _not_applied(plan.rule, plan.finding, exc, summary)
+            return []
+        _applied(plan.rule, plan.finding, summary)
+        return list(plan.memory_ids)
+
+    def _supersede(
         self,
         session: Session,
         rule: Rule,
         detection: Detection,
         finding: Finding,
         summary: ScanSummary,
-        now: datetime,
     ) -> list[str]:
-        """Apply a new finding's automatic action; the memories it changed (none: failed)."""
-        if rule.action == "flag":
-            return []
-        touched: list[str] = []
-        reason = f"rule {rule.id}, finding {finding.finding_id}"
+        """A new finding's ``supersede`` action; the memories it changed (none: failed)."""
+        # {"action": "supersede", "supersede": newer id, "superseded": older id}
+        plan = detection.details.get("suggested_resolution") or {}
+        old, new = plan.get("superseded"), plan.get("supersede")
         try:
-            if rule.action in ("quarantine", "expire"):
-                # a memory another finding of the batch already took out: said without a
-                # savepoint rolled back (a rollback expires every object of the session)
-                to_status = (
-                    MemoryStatus.QUARANTINED
-                    if rule.action == "quarantine"
-                    else MemoryStatus.EXPIRED
-                ).value
-                for mid in dict.fromkeys(detection.memory_ids):
-                    lifecycle.check_transition(session, mid, to_status)
+            if plan.get("action") != "supersede" or not (old and new):
+                raise LifecycleError(
+                    "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
+                )
             with session.begin_nested():
-                if rule.action in ("quarantine", "expire"):
-                    fn = lifecycle.quarantine if rule.action == "quarantine" else lifecycle.expire
-                    for mid in dict.fromkeys(detection.memory_ids):
-                        fn(session, self.settings, mid, actor=ACTOR, reason=reason)
-                        touched.append(mid)
-                elif rule.action == "supersede":
-                    # {"action": "supersede", "supersede": newer id, "superseded": older id}
-                    plan = detection.details.get("suggested_resolution") or {}
-                    old, new = plan.get("superseded"), plan.get("supersede")
-                    if plan.get("action") != "supersede" or not (old and new):
-                        raise LifecycleError(
-                            "left for a reviewer: " + str(plan.get("why") or "no safe resolution")
-                        )
-                    lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
-                    touched += [str(old), str(new)]
+                lifecycle.supersede(session, self.settings, str(old), str(new), actor=ACTOR)
         except LifecycleError as exc:
-            summary.action_errors += 1
-            finding.evidence = {
-                **finding.evidence,
-                "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
-            }
+            _not_applied(rule, finding, exc, summary)
             return []
-        summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
-        finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
-        return touched
+        _applied(rule, finding, summary)
+        return [str(old), str(new)]
 
     def _auto_resolve(
         self,
@@ -387,6 +434,40 @@ class FindingRecorder:
 
 #: Ids per ``IN (...)`` list (SQLite allows 32,766 bound parameters; stay far below).
 _IN_CHUNK = 500
+
+
+#: The automatic actions that take a memory out of retrieval (written together per batch).
+_TAKE_OUT = {"quarantine": MemoryStatus.QUARANTINED.value, "expire": MemoryStatus.EXPIRED.value}
+
+
+@dataclass(frozen=True)
+class _TakeOut:
+    """A new finding's planned quarantine or expiry of its memories."""
+
+    rule: Rule
+    finding: Finding
+    memory_ids: list[str]
+
+    @property
+    def to_status(self) -> str:
+        return _TAKE_OUT[self.rule.action]
+
+    @property
+    def reason(self) -> str:
+        return f"rule {self.rule.id}, finding {self.finding.finding_id}"
+
+
+def _applied(rule: Rule, finding: Finding, summary: ScanSummary) -> None:
+    summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
+    finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
+
+
+def _not_applied(rule: Rule, finding: Finding, exc: LifecycleError, summary: ScanSummary) -> None:
+    summary.action_errors += 1
+    finding.evidence = {
+        **finding.evidence,
+        "action": {"wanted": rule.action, "applied": False, "why": str(exc)[:300]},
+    }
 
 
 def _load_acted_on(
