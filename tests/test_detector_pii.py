@@ -533,8 +533,12 @@ def test_the_phone_matcher_gate_never_hides_a_number_the_matcher_finds() -> None
         "+31x6x1234x5678",
         "1 2 3 4 5",
         "12345",
+        # a candidate's neighbours decide too: the remembered verdicts must tell them apart
+        "abc2025550123 and 2025550123 and 2025550123def",
+        "$2025550123, %2025550123, €2025550123 or (202) 555-0123",
+        "x(202) 555-0123y; (202) 555-0123.",
     ]
-    texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
+    texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd + odd
     for regions in (["US", "UK"], ["US", "GB", "DE", "KR"]):
         gated = ContextualPhoneRecognizer(supported_language="en", supported_regions=regions)
         plain = PhoneRecognizer(supported_language="en", supported_regions=regions)
@@ -547,6 +551,44 @@ def test_the_phone_matcher_gate_never_hides_a_number_the_matcher_finds() -> None
             skipped += gated._gate.search(text) is None
         assert found > 50 and skipped > 300  # real numbers found, and real texts spared
     assert min_phone_digits(["US", "UK"], 1) == 6  # "+43" and a 4-digit Austrian number
+
+
+def test_the_remembering_phone_matcher_finds_what_the_library_matcher_finds() -> None:
+    """Verdicts remembered per candidate and neighbours: the same matches and numbers as the
+    library's matcher at every leniency, on the corpora's texts and candidates whose
+    neighbour (a letter, a currency sign, a bracket, an edge) changes the verdict."""
+    import phonenumbers
+
+    from auditor.detectors.pii_recognizers import RememberingMatcher, _verdict
+
+    odd = [
+        "abc2025550123 2025550123 2025550123def 2025550123",
+        "$2025550123 %2025550123 2025550123% 2025550123",
+        "(202) 555-0123y (202) 555-0123 +1 202 555 0123x",
+        "2025550123",
+    ]
+    texts = [p.fact for p in train_texts()[::6] if any(c.isdigit() for c in p.fact)] + odd
+    _verdict.cache_clear()
+    found = 0
+    for leniency in (
+        phonenumbers.Leniency.POSSIBLE,
+        phonenumbers.Leniency.VALID,
+        phonenumbers.Leniency.STRICT_GROUPING,
+    ):
+        for region in ("US", "GB", "KR"):
+            for text in texts:
+                want = [
+                    (m.start, m.end, m.number)
+                    for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
+                ]
+                got = [
+                    (m.start, m.end, m.number)
+                    for m in RememberingMatcher(text, region, leniency=leniency)
+                ]
+                assert got == want, (leniency, region, text[:80])
+                found += len(want)
+    assert found > 100
+    assert _verdict.cache_info().hits > 1000  # remembered, not re-parsed
 
 
 def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> None:

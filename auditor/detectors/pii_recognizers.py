@@ -6,11 +6,14 @@ Used by :mod:`auditor.detectors.pii` (which documents the behaviour as a whole).
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from phonenumbers import Leniency, PhoneMetadata
+import phonenumbers
+from phonenumbers import Leniency, NumberParseException, PhoneMetadata, PhoneNumber
 from phonenumbers.phonenumberutil import (
     _MIN_LENGTH_FOR_NSN,
     _VALID_PUNCTUATION,
@@ -342,16 +345,80 @@ class ContextualPhoneRecognizer(_PhoneTypeGuard, PhoneRecognizer):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        leniency = Leniency.VALID if self.leniency is None else int(self.leniency)
-        self._gate = phone_digit_gate(min_phone_digits(self.supported_regions, leniency))
+        self._leniency = Leniency.VALID if self.leniency is None else int(self.leniency)
+        self._gate = phone_digit_gate(min_phone_digits(self.supported_regions, self._leniency))
 
     def analyze(
         self, text: str, entities: list[str], nlp_artifacts: Any = None
     ) -> list[RecognizerResult]:
-        """Presidio's matcher, on a text that has a long enough digit run."""
+        """Presidio's matching loop, on a text that has a long enough digit run, with a
+        matcher that remembers its verdicts on candidates (:class:`RememberingMatcher`)."""
         if self._gate.search(text) is None:
             return []
-        return super().analyze(text, entities, nlp_artifacts)
+        results: list[RecognizerResult] = []
+        for region in self.supported_regions:
+            for match in RememberingMatcher(text, region, leniency=self._leniency):
+                named = region
+                try:  # the region the number belongs to, as Presidio's explanation says it
+                    named = phonenumbers.region_code_for_number(
+                        phonenumbers.parse(text[match.start : match.end])
+                    )
+                except NumberParseException:
+                    pass
+                result = self._get_recognizer_result(  # type: ignore[no-untyped-call]
+                    match, text, named, nlp_artifacts
+                )
+                results.append(result)
+        return list(EntityRecognizer.remove_duplicates(results))
+
+
+#: Candidates whose verdict a matcher remembers (per process, least recently used dropped).
+_VERDICTS = 32_768
+
+
+@functools.lru_cache(maxsize=_VERDICTS)
+def _verdict(
+    candidate: str, region: str, leniency: int, before: str, after: str
+) -> PhoneNumber | None:
+    """What the library's matcher makes of ``candidate`` between ``before`` and ``after``
+    (each as :func:`_neighbour` classes it, "" at an edge of the text): the number, or None."""
+    text = before + candidate + after
+    probe = phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
+    match = phonenumbers.PhoneNumberMatcher._parse_and_verify(probe, candidate, len(before))
+    return None if match is None else match.number
+
+
+def _neighbour(char: str) -> str:
+    """A character beside a candidate as the matcher judges it: a Latin letter or a symbol
+    it refuses there ("a"), or anything else (" "): all it asks of a neighbour."""
+    refused = phonenumbers.PhoneNumberMatcher._is_invalid_punctuation_symbol(
+        char
+    ) or phonenumbers.PhoneNumberMatcher._is_latin_letter(char)
+    return "a" if refused else " "
+
+
+class RememberingMatcher(phonenumbers.PhoneNumberMatcher):
+    """python-phonenumbers' matcher, remembering its verdict on each candidate.
+
+    The matcher finds candidate digit runs and parses and verifies each one: most of the
+    cost, and the same candidates ("2024", "10:30", a version number) come back text after
+    text. A verdict depends only on the candidate, the region, the leniency and the
+    characters just before and after it (the matcher looks at no more of the text, and
+    asks of those only whether they are Latin letters or symbols it refuses there), so it
+    is remembered under those (:func:`_verdict`). Only at the ``VALID`` leniency and
+    below: the stricter ones compare digit groups through the matcher itself.
+    """
+
+    def _parse_and_verify(self, candidate: str, offset: int) -> Any:
+        if self.leniency > Leniency.VALID:
+            return super()._parse_and_verify(candidate, offset)
+        end = offset + len(candidate)
+        before = _neighbour(self.text[offset - 1]) if offset > 0 else ""
+        after = _neighbour(self.text[end]) if end < len(self.text) else ""
+        number = _verdict(candidate, self.preferred_region, int(self.leniency), before, after)
+        if number is None:
+            return None
+        return phonenumbers.PhoneNumberMatch(offset, candidate, copy.copy(number))
 
 
 class GroupedPhoneRecognizer(_PhoneTypeGuard, PatternRecognizer):
