@@ -1,8 +1,8 @@
 """Scan workers on SQLite: every core, with the replicas' crash-safety and exactly-once.
 
 The process tests run ``memaudit scan`` through ``tests/trace_workers.py``: every process of
-the scan (the parent and its ``spawn``-ed workers) appends each memory it evaluates to a
-trace file named after its pid, so a test can see who scanned what, kill a worker in the
+the scan (the parent and its workers, forked or spawned) appends each memory it evaluates
+to a trace file named after its pid, so a test can see who scanned what, kill a worker in the
 middle of a shard, and count how often each memory was evaluated.
 """
 
@@ -383,3 +383,80 @@ def test_only_runs_whose_owner_is_gone_are_closed(tmp_path: Path) -> None:
     assert pending[dead] == "pending" and pending[alive] == "running"
     assert reap_stale_runs(db, db.settings) == []  # nothing twice
     db.dispose()
+
+
+# -- forked or spawned -------------------------------------------------------------------------
+
+
+def test_the_cli_forks_its_worker_with_the_detectors_built_and_finds_the_same(
+    tmp_path: Path,
+) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 300)
+    pack = write_pack(tmp_path / "rules")
+    expected = _reference(tmp_path, corpus, pack)
+    db_path = tmp_path / "store.db"
+    db, total = _store(db_path, corpus)
+    trace = tmp_path / "trace"
+    env = _env(db_path, trace, MEMAUDIT_TEST_SLOW_MS="2", MEMAUDIT_SCAN_SHARDS="4")
+    env["MEMAUDIT_LOG_LEVEL"] = "info"
+    done = subprocess.run(
+        [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--json", "--no-progress"]
+        + ["--rules", str(pack)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["complete"] and result["memories_scanned"] == total
+    assert _findings(db) == expected
+    started = [
+        json.loads(line) for line in done.stderr.splitlines() if "scan_worker_started" in line
+    ]
+    assert [e["started"] for e in started] == ["forked"]  # nothing to import or build again
+    traces = _traces(trace)
+    assert len(traces) == 2 and sum(map(len, traces.values())) == total  # both scanned
+    db.dispose()
+
+
+_FORK_PROBE = """
+import json, sys, threading
+from auditor.config import load_settings
+from auditor.scan.workers import fork_is_safe
+from auditor.store.db import Database
+
+db = Database(load_settings(database_url=sys.argv[1]))
+db.upgrade()
+out = {"quiet": fork_is_safe(db)}
+with db.session() as s:
+    s.execute(__import__("sqlalchemy").text("select 1"))
+    out["connection_in_use"] = fork_is_safe(db)
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+out["another_thread"] = fork_is_safe(db)
+stop.set()
+thread.join()
+out["thread_gone"] = fork_is_safe(db)
+import betterleaks
+betterleaks.scan_string("nothing here")  # loads the engine's Go runtime
+out["go_runtime_loaded"] = fork_is_safe(db)
+print(json.dumps(out))
+"""
+
+
+def test_a_worker_is_forked_only_when_nothing_unsafe_would_be_inherited(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'probe.db'}"
+    done = subprocess.run(
+        [sys.executable, "-c", _FORK_PROBE, url], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == {
+        "quiet": True,
+        "connection_in_use": False,
+        "another_thread": False,
+        "thread_gone": True,
+        "go_runtime_loaded": False,
+    }

@@ -13,12 +13,13 @@ from typing import Any
 from auditor.cli.main import main
 from auditor.rulepack.engine import Engine
 
-_TRACE = os.path.join(os.environ["MEMAUDIT_TEST_TRACE_DIR"], f"{os.getpid()}.txt")
+_TRACES = os.environ["MEMAUDIT_TEST_TRACE_DIR"]
 _run_memory = Engine.run_memory
 
 
 def _traced(self: Engine, view: Any, ctx: Any) -> Any:
-    with open(_TRACE, "a", encoding="utf-8") as fh:
+    # the pid now, not at import: a forked scan worker inherits this module from its parent
+    with open(os.path.join(_TRACES, f"{os.getpid()}.txt"), "a", encoding="utf-8") as fh:
         fh.write(view.memory_id + "\n")
     return _run_memory(self, view, ctx)
 

@@ -1,8 +1,8 @@
 """``memaudit`` with a trace of every memory evaluated, in the parent and its scan workers.
 
-Used by tests only. Worker processes are started with ``spawn``, which runs this script
-again in each worker (as ``__mp_main__``): the trace and the settings below apply in every
-process of the scan.
+Used by tests only. A spawned worker runs this script again (as ``__mp_main__``), a forked
+one inherits it: either way the trace and the settings below apply in every process of
+the scan.
 
 * ``MEMAUDIT_TEST_SUBJECT_BATCH``: subjects per batch (small: a shard holds several
   batches, so a worker killed in the middle of one has committed some already).

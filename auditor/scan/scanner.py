@@ -40,6 +40,7 @@
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 import gc
 import hashlib
@@ -213,6 +214,16 @@ class Scanner:
             db, self.engine, self.masker, self.rules_by_id, self.subject_rule_ids
         )
         self._judge_run: int | None = None
+
+    def using(self, db: Database) -> Scanner:
+        """This scanner (its rules and built detectors) writing through ``db``: another
+        connection to the same store, as a forked scan worker needs."""
+        other = copy.copy(self)
+        other.db = db
+        other.recorder = FindingRecorder(
+            db, self.engine, self.masker, self.rules_by_id, self.subject_rule_ids
+        )
+        return other
 
     # -- public ---------------------------------------------------------------------------
 

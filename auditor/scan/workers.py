@@ -9,10 +9,18 @@ after a crash resumes after its cursor and every memory is scanned exactly once 
 
 The contract of the pool:
 
-* Workers are started with the ``spawn`` method, never ``fork``: the secret engine runs a
-  Go runtime inside the process, which does not survive a fork. Each worker opens its own
-  database connection and loads the rule pack itself (the parent's pack folder; a pack
-  changed since is noticed by the shard claim, as for replicas).
+* How a worker starts (:func:`fork_is_safe`). A worker forked from the parent inherits its
+  built detectors and starts at once; a spawned one imports memaudit and builds them (about
+  three seconds here). The parent forks only when that is safe: the start method exists,
+  no other Python thread runs (a lock held by one would stay held in the child: a daemon's
+  scheduler threads, a progress bar's, the parent's own scanning thread rule it out), the
+  secret engine's Go runtime is not loaded (it starts threads and does not survive a fork;
+  it loads on the first text the engine scans), and no database connection is checked
+  out: the parent closes its pooled connections first, so a child never holds, uses or
+  closes a connection of its parent's (SQLite and libpq both forbid that). Otherwise, and
+  for every worker after the parent has started scanning, ``spawn``: the worker loads the
+  rule pack itself (the parent's pack folder; a pack changed since is noticed by the shard
+  claim, as for replicas). Either way each worker opens its own database connection.
 * The parent hands out one shard at a time over a private pipe per worker (no shared queue:
   a worker killed while holding a lock cannot wedge the others) and forwards progress.
 * A worker that dies (``kill -9``, out of memory) is noticed through its process sentinel;
@@ -57,6 +65,7 @@ from auditor.processes import quick_exit
 
 if TYPE_CHECKING:
     from auditor.scan.scanner import Scanner
+    from auditor.store.db import Database
 
 __all__ = [
     "AUTO_WORKERS_MIN_CHARS",
@@ -64,6 +73,7 @@ __all__ = [
     "SHARD_RETRIES",
     "ScanWorkersError",
     "can_use_workers",
+    "fork_is_safe",
     "run_in_workers",
     "stop_on_signals",
     "worker_count",
@@ -144,20 +154,33 @@ def stop_on_signals() -> tuple[threading.Event, Callable[[], None]]:
 # -- the worker process ---------------------------------------------------------------------
 
 
-def _worker_main(
-    conn: Connection,
-    settings: Settings,
-    url: str,
-    rules_root: str,
-    run_id: int,
-    parent_pid: int,
-    scanner_class: type[Scanner],
-) -> NoReturn:
-    """A worker: scan the shards the parent sends until it sends None (or says stop).
+@dataclass(frozen=True)
+class _Start:
+    """What a worker is started with (pickled for a spawned one, but ``inherited`` and
+    ``not_ours``, which only a forked worker gets).
 
     ``scanner_class`` is the parent scanner's class, handed over by reference (pickled as
     its module and name, imported again in the child): this module depends on no scanner.
+    ``inherited``: a forked worker's copy of the parent's scanner (its detectors built),
+    used on a connection of the worker's own; ``not_ours``: the parent's ends of the pipes
+    a forked worker inherited, closed first (so that each pipe ends when the parent does).
     """
+
+    settings: Settings
+    url: str
+    rules_root: str
+    run_id: int
+    parent_pid: int
+    scanner_class: type[Scanner]
+    inherited: Scanner | None = None
+    not_ours: tuple[Connection, ...] = ()
+
+
+def _worker_main(conn: Connection, start: _Start) -> NoReturn:
+    """A worker: scan the shards the parent sends until it sends None (or says stop)."""
+    for other in start.not_ours:
+        other.close()
+    settings, run_id, parent_pid = start.settings, start.run_id, start.parent_pid
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides on Ctrl-C
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda _s, _f: stop.set())
@@ -168,8 +191,13 @@ def _worker_main(
     from auditor.store.db import Database
 
     configure_logging(settings.log_level, settings.log_format, digest_key=audit_key(settings))
-    db = Database(settings, url)
-    scanner = scanner_class(db, load_pack(Path(rules_root)))
+    db = Database(settings, start.url)
+    if start.inherited is not None:
+        scanner = start.inherited.using(db)
+    else:
+        scanner = start.scanner_class(db, load_pack(Path(start.rules_root)))
+
+    log.info("scan_worker_started", started="forked" if start.inherited else "spawned")
 
     def should_stop() -> bool:
         if not stop.is_set():
@@ -238,6 +266,7 @@ class _Pool:
     stopping: bool = False
     released: bool = False
     spawned: int = 0
+    fork: bool = False  # workers may be forked (see fork_is_safe)
     lock: threading.RLock = field(default_factory=threading.RLock)
     local: threading.Thread | None = None
     local_done: int = 0  # memories the local thread scanned, not yet reported
@@ -246,34 +275,38 @@ class _Pool:
     # -- capacity ---------------------------------------------------------------------
 
     def fill(self) -> None:
-        """While shards wait: keep the local thread and ``size - 1`` processes going."""
+        """While shards wait: keep ``size - 1`` processes and the local thread going (the
+        processes first: before the thread starts, the parent may still fork)."""
         with self.lock:
             if self.stopping or not self.todo:
                 return
+            want = min(self.size - 1, len(self.todo))
+            while len(self.workers) < want and self.attempts.get(-1, 0) <= SHARD_RETRIES:
+                self.spawn()
             if self.local is None or not self.local.is_alive():
                 self.local = threading.Thread(
                     target=self._scan_here, name="scan-local", daemon=True
                 )
                 self.local.start()
-            want = min(self.size - 1, len(self.todo))
-            while len(self.workers) < want and self.attempts.get(-1, 0) <= SHARD_RETRIES:
-                self.spawn()
 
     def spawn(self) -> None:
-        ctx = mp.get_context("spawn")  # never fork: the Go secret engine lives in-process
-        parent, child = ctx.Pipe(duplex=True)
         db = self.scanner.db
+        forked = self.fork and fork_is_safe(db)
+        ctx = mp.get_context("fork") if forked else mp.get_context("spawn")
+        parent, child = ctx.Pipe(duplex=True)
+        start = _Start(
+            db.settings,
+            db.url.render_as_string(hide_password=False),
+            self.rules_root,
+            self.run_id,
+            os.getpid(),
+            type(self.scanner),
+            self.scanner if forked else None,
+            (parent, *(w.conn for w in self.workers)) if forked else (),
+        )
         proc = ctx.Process(
             target=_worker_main,
-            args=(
-                child,
-                db.settings,
-                db.url.render_as_string(hide_password=False),
-                self.rules_root,
-                self.run_id,
-                os.getpid(),
-                type(self.scanner),
-            ),
+            args=(child, start),
             name=f"memaudit-scan-{self.spawned}",
             daemon=True,
         )
@@ -449,6 +482,10 @@ def run_in_workers(
         progress=progress,
         todo=deque(shards),
     )
+    if workers > 1 and fork_is_safe(scanner.db):
+        # built here once, inherited by the forked workers (each would build its own)
+        scanner.engine.load()
+        pool.fork = True
     log.info("scan_workers_started", run_id=run_id, workers=workers, shards=len(shards))
     try:
         pool.fill()
@@ -468,6 +505,32 @@ def run_in_workers(
             f"scan run {run_id}: {len(pool.todo)} shards not scanned: worker processes kept "
             "dying on start-up (memaudit --log-level debug scan shows why)"
         )
+    return True
+
+
+#: The shared library of the secret engine (a Go runtime once loaded: never fork then).
+_NO_FORK_LIBRARIES = ("libbetterleaks",)
+
+
+def fork_is_safe(db: Database) -> bool:
+    """Whether a worker may be forked from this process now (see the module docstring).
+
+    Closes the store's pooled connections when it says yes (the parent opens new ones when
+    it next needs one), so the child inherits none.
+    """
+    if "fork" not in mp.get_all_start_methods() or threading.active_count() != 1:
+        return False
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            if any(name in line for line in maps for name in _NO_FORK_LIBRARIES):
+                return False
+    except OSError:
+        return False  # cannot tell what is loaded: spawn
+    pool = db.engine.pool
+    checked_out = getattr(pool, "checkedout", None)
+    if checked_out is None or checked_out() != 0:
+        return False  # a connection in use cannot be closed for the child's sake
+    db.dispose()
     return True
 
 
