@@ -218,10 +218,13 @@ class Settings(BaseSettings):
     )
     # -- scan shards
     scan_shards: int = Field(
-        8,
+        16,
         ge=1,
         le=1024,
-        description="Shards a scan is split into (by subject hash); replicas share them.",
+        description=(
+            "Shards a scan is split into (by subject hash); replicas and worker processes "
+            "share them (several per core, so that the last ones even the loads out)."
+        ),
     )
     scan_workers: int = Field(
         0,
