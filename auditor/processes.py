@@ -25,7 +25,7 @@ from typing import NoReturn
 __all__ = ["alive_here", "host_name", "owner_record", "quick_exit", "start_ticks"]
 
 
-def quick_exit(code: int) -> NoReturn:
+def quick_exit(code: int, *, run_atexit: bool = True) -> NoReturn:
     """End this process now with ``code``, its work done: what is buffered is written first.
 
     The ``atexit`` handlers run (temporary folders removed, child processes reaped, log
@@ -33,10 +33,12 @@ def quick_exit(code: int) -> NoReturn:
     exits without the interpreter's teardown: freeing a heap of detectors (Presidio,
     spaCy, compiled pattern tables) one object at a time takes about a second, and nothing
     in it is still to be written. Callers close their databases before (what was committed
-    is on disk either way; SQLite checkpoints its log on the next open).
+    is on disk either way; SQLite checkpoints its log on the next open). A forked child
+    passes ``run_atexit=False``: the handlers it has are its parent's.
     """
     try:
-        atexit._run_exitfuncs()
+        if run_atexit:
+            atexit._run_exitfuncs()
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -133,6 +133,9 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
         return True
 
     monkeypatch.setattr(scanner_module.scan_workers, "run_in_workers", in_process)
+    # the spawn thresholds first (whether this test process could fork depends on what ran
+    # in it before); the lower ones for a forked worker at the end
+    monkeypatch.setattr(scan_workers, "can_fork", lambda db: False)
     assert db.settings.scan_workers == 0  # "one per core"
     small = Scanner(db, pack).run(full=True)
     # 60 subjects make ceil(60 / SHARD_MIN_SUBJECTS) = 3 shards, not one batch of 200
@@ -151,6 +154,14 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
     monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_CHARS", short)
     automatic = Scanner(db, pack).run(full=True)  # big enough: one per core
     assert automatic.complete and handed == [2, 2]
+    # a worker forked with the detectors built is worth it from less text
+    monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_CHARS", short + 1)
+    Scanner(db, pack).run(full=True)
+    assert handed == [2, 2]  # too little for a spawned worker
+    monkeypatch.setattr(scan_workers, "can_fork", lambda db: True)
+    monkeypatch.setattr(scan_workers, "AUTO_WORKERS_FORK_MIN_CHARS", short)
+    Scanner(db, pack).run(full=True)
+    assert handed == [2, 2, 2]  # enough for a forked one
 
 
 def test_two_workers_find_what_one_process_finds(
@@ -460,3 +471,43 @@ def test_a_worker_is_forked_only_when_nothing_unsafe_would_be_inherited(tmp_path
         "thread_gone": True,
         "go_runtime_loaded": False,
     }
+
+
+_PARENT_EXIT = """
+import atexit, json, os, sys
+from auditor.config import load_settings
+from auditor.logging import configure_logging
+from auditor.rulepack.pack import load_pack
+from auditor.scan.scanner import Scanner
+from auditor.store.db import Database
+
+configure_logging("info", "json")  # to standard error
+mark = sys.argv[3]
+atexit.register(lambda: open(mark, "a").write(f"{os.getpid()}\\n"))
+db = Database(load_settings(database_url=sys.argv[1]))
+from pathlib import Path
+summary = Scanner(db, load_pack(Path(sys.argv[2]))).run(full=True, workers=2, shards=3)
+db.dispose()
+print(json.dumps({"pid": os.getpid(), "complete": summary.complete}))
+"""
+
+
+def test_a_forked_worker_does_not_run_its_parents_exit_handlers(tmp_path: Path) -> None:
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 300)
+    pack = write_pack(tmp_path / "rules")
+    db, _ = _store(tmp_path / "store.db", corpus)
+    db.dispose()
+    mark = tmp_path / "exits.txt"
+    env = {**os.environ, "MEMAUDIT_LOG_LEVEL": "info", "MEMAUDIT_TEST_SLOW_MS": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PARENT_EXIT, f"sqlite:///{tmp_path / 'store.db'}", str(pack)]
+        + [str(mark)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["complete"] and '"started": "forked"' in done.stderr
+    assert mark.read_text().split() == [str(result["pid"])]  # the parent's handler, once

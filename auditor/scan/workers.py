@@ -68,10 +68,12 @@ if TYPE_CHECKING:
     from auditor.store.db import Database
 
 __all__ = [
+    "AUTO_WORKERS_FORK_MIN_CHARS",
     "AUTO_WORKERS_MIN_CHARS",
     "AUTO_WORKERS_MIN_MEMORIES",
     "SHARD_RETRIES",
     "ScanWorkersError",
+    "can_fork",
     "can_use_workers",
     "fork_is_safe",
     "run_in_workers",
@@ -98,6 +100,11 @@ _POLL_SECONDS = 0.5
 #: An explicit worker count (``--workers``, ``scan_workers`` above 0) is always honoured.
 AUTO_WORKERS_MIN_MEMORIES = 1000
 AUTO_WORKERS_MIN_CHARS = 450_000
+#: When the worker can be forked with the detectors built (:func:`can_fork`), it starts at
+#: once, and two processes win from about this much text (the break-even measured here
+#: with ``benchmarks/scan_workers_bench.py``: even at 1,000 short synthetic memories, 50,000
+#: characters; x1.2-1.3 at 1,000 realistic ones, 230,000).
+AUTO_WORKERS_FORK_MIN_CHARS = 120_000
 #: Facts read to estimate a run's text (a spread: in content-hash order).
 _SAMPLE = 256
 
@@ -109,7 +116,8 @@ def worth_workers(scanner: Scanner, run_id: int) -> bool:
         return False
     sample = scanner.sample_facts(run_id, _SAMPLE)
     mean = sum(map(len, sample)) / len(sample) if sample else 0.0
-    return planned * mean >= AUTO_WORKERS_MIN_CHARS
+    least = AUTO_WORKERS_FORK_MIN_CHARS if can_fork(scanner.db) else AUTO_WORKERS_MIN_CHARS
+    return planned * mean >= least
 
 
 def worker_count(settings: Settings) -> int:
@@ -234,8 +242,10 @@ def _worker_main(conn: Connection, start: _Start) -> NoReturn:
     finally:
         db.dispose()
     # its shards are committed and its connections closed: end without the teardown of its
-    # detectors (a second or more, which the parent would wait for)
-    quick_exit(0)
+    # detectors (a second or more, which the parent would wait for). A forked worker runs
+    # no exit handler: those it has are its parent's (a temporary folder of the parent's
+    # would be removed from under it)
+    quick_exit(0, run_atexit=start.inherited is None)
 
 
 # -- the parent ------------------------------------------------------------------------------
@@ -429,8 +439,12 @@ class _Pool:
         """Wait for messages or deaths, up to ``timeout`` seconds, and handle them."""
         conns = {w.conn: w for w in self.workers}
         sentinels = {w.proc.sentinel: w for w in self.workers}
-        if not conns:
-            time.sleep(timeout)
+        if not conns:  # only the local thread is left: wake when it ends, not a poll later
+            local = self.local
+            if local is not None and local.is_alive():
+                local.join(timeout)
+            else:
+                time.sleep(timeout)
         ready = wait([*conns, *sentinels], timeout) if conns else []
         dead: list[_Worker] = []
         for obj in ready:
@@ -518,6 +532,14 @@ def fork_is_safe(db: Database) -> bool:
     Closes the store's pooled connections when it says yes (the parent opens new ones when
     it next needs one), so the child inherits none.
     """
+    if not can_fork(db):
+        return False
+    db.dispose()
+    return True
+
+
+def can_fork(db: Database) -> bool:
+    """:func:`fork_is_safe`'s answer, without closing anything."""
     if "fork" not in mp.get_all_start_methods() or threading.active_count() != 1:
         return False
     try:
@@ -528,10 +550,7 @@ def fork_is_safe(db: Database) -> bool:
         return False  # cannot tell what is loaded: spawn
     pool = db.engine.pool
     checked_out = getattr(pool, "checkedout", None)
-    if checked_out is None or checked_out() != 0:
-        return False  # a connection in use cannot be closed for the child's sake
-    db.dispose()
-    return True
+    return checked_out is not None and checked_out() == 0  # one in use cannot be closed
 
 
 def _drain(pool: _Pool) -> None:
