@@ -595,7 +595,11 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
     """A gated pattern skips texts without one of its literals; on the corpora's texts and
     on street names in odd cases (upper case, long s, sharp s, Korean around them) the
     recognizers find exactly what the same patterns find ungated."""
-    from auditor.detectors.pii_address import GatedPattern, StreetAddressRecognizer
+    from auditor.detectors.pii_address import (
+        GatedPattern,
+        StreetAddressRecognizer,
+        WeakAddressRecognizer,
+    )
     from auditor.detectors.pii_presidio import Pattern
 
     pool = train_texts()
@@ -608,22 +612,36 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
         "office: Rua das Flores 120, Lisboa",
         "AVENIDA PAULISTA 1578",
         "Calle Mayor, 3",
+        # every other gated shape, in odd cases too
+        "P.O. Box 123 or PO BOX 77, Post Office Box 9",
+        "PSC 1234, Box 5678 / UNIT 2050 BOX 4190",
+        "APO AE 09012 and fpo ap 96601",
+        "at the Corner of 5th Ave and Main",
+        "Apt 4B, SUITE 200, Ste. 12, apartment #7",
+        "12 rue de la Paix, 3 RUE Lepic, 5 Via Roma, 8 allée des Roses",
+        "10 Downing Street, 221B Baker St., 1600 Pennsylvania AVENUE",
+        "12 main street and 40 old mill road",
+        "서울특별시 강남구 테헤란로 123, 101동 1203호",
+        "테헤란로 12-3 근처, 세종대로 110",
     ]
     texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
-    for language in ("en", "ko"):
-        gated = StreetAddressRecognizer(language)
-        plain = StreetAddressRecognizer(language)
-        plain.patterns = [Pattern(p.name, p.regex, p.score) for p in plain.patterns]
-        assert any(isinstance(p, GatedPattern) for p in gated.patterns)
-        found = 0
-        for text in texts:
-            want = sorted(
-                (r.start, r.end, r.score) for r in plain.analyze(text, ["STREET_ADDRESS"])
-            )
-            got = sorted((r.start, r.end, r.score) for r in gated.analyze(text, ["STREET_ADDRESS"]))
-            assert got == want, text[:80]
-            found += len(want)
-        assert found > 30
+    for kind in (StreetAddressRecognizer, WeakAddressRecognizer):
+        for language in ("en", "ko"):
+            gated = kind(language)
+            plain = kind(language)
+            plain.patterns = [Pattern(p.name, p.regex, p.score) for p in plain.patterns]
+            assert any(isinstance(p, GatedPattern) for p in gated.patterns)
+            found = 0
+            for text in texts:
+                want = sorted(
+                    (r.start, r.end, r.score) for r in plain.analyze(text, ["STREET_ADDRESS"])
+                )
+                got = sorted(
+                    (r.start, r.end, r.score) for r in gated.analyze(text, ["STREET_ADDRESS"])
+                )
+                assert got == want, text[:80]
+                found += len(want)
+            assert found > 30
     with pytest.raises(ValueError, match="no needles"):
         GatedPattern("x", r"\d", 0.5, [])
 

@@ -98,6 +98,13 @@ class GatedPattern(Pattern):
         self._compiled = None if value is None else _GatedRegex(value, self._needles)
 
 
+#: The street types the "number + street type + name" pattern accepts before a name.
+_STREET_TYPES_BEFORE = (
+    *("rue avenue av. boulevard bd chemin allée impasse quai calle corso piazza".split()),
+    *("Via Viale Place".split()),
+)
+
+
 def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
     """(strong, weak) street-address patterns built from the vocabularies in ``_pii_terms``."""
     name = r"\p{Lu}[\p{L}'’.-]*"
@@ -117,11 +124,12 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
         r"|만|천|억|%|kg|km))"
     )
     strong = [
-        Pattern(
+        GatedPattern(
             "house number + street + suffix",
             rf"\b{num}(?:[ \t]+\d{{1,5}})?[ \t]+(?:(?:{name}|{ordinal})[ \t]+){{1,4}}"
             rf"(?:(?i:{strong_suffix})|{weak_suffix})\b\.?",
             0.5,
+            (*terms.STREET_SUFFIXES_STRONG, *terms.STREET_SUFFIXES_WEAK),
         ),
         GatedPattern(
             "street word ending + number",
@@ -139,51 +147,63 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             0.5,
             terms.STREET_PREFIX_TYPES,
         ),
-        Pattern(
+        GatedPattern(
             "number + street type + name",
             r"(?<![\d.,])\b\d{1,5}[ \t,]+(?:(?i:rue|avenue|av\.|boulevard|bd|chemin|allée"
             r"|impasse|quai|calle|corso|piazza)|Via|Viale|Place)[ \t]+(?:(?i:de la|de|du|des|del"
             r"|della|di|da|do|dos|das|la|le|les|l')[ \t]*)?\p{Lu}[\p{L}'’-]+",
             0.5,
+            _STREET_TYPES_BEFORE,
         ),
-        Pattern(
+        GatedPattern(
             "apartment / suite",
             rf"(?<![\p{{L}}])(?<!(?i:test|testing|benchmark|software|office) )(?i:{unit})"
             rf"[ \t]*(?:#|(?i:no\.?))?[ \t]*\d{{1,5}}[A-Za-z]?\b",
             0.4,
+            terms.UNIT_WORDS,
         ),
-        Pattern(
+        GatedPattern(
             "PO box",
             r"\b(?i:p\.?[ \t]?o\.?[ \t]?box|post[ \t]office[ \t]box)[ \t]*\d{1,6}\b",
             0.6,
+            ["box"],
         ),
-        Pattern(
+        GatedPattern(
             "military / unit box",
             r"\b(?i:psc|cmr|unit)[ \t]+\d{3,5},?[ \t]+(?i:box)[ \t]+\d{3,5}\b",
             0.7,
+            ["box"],
         ),
-        Pattern("APO / FPO / DPO", r"\b(?i:apo|fpo|dpo)[ \t]+(?i:aa|ae|ap)[ \t]+\d{5}\b", 0.7),
-        Pattern(
+        GatedPattern(
+            "APO / FPO / DPO",
+            r"\b(?i:apo|fpo|dpo)[ \t]+(?i:aa|ae|ap)[ \t]+\d{5}\b",
+            0.7,
+            ["apo", "fpo", "dpo"],
+        ),
+        GatedPattern(
             "KR administrative address",
             rf"(?<![가-힣])(?:[가-힣]{{2,}}(?:{ko_admin})[ \t]+){{1,3}}[가-힣\d]{{1,12}}"
             rf"(?<!으)(?:로|길|동|읍|면|리)[ \t]*\d{{1,5}}(?:-\d{{1,5}})?(?:번지|번길[ \t]*\d+)?"
             rf"{counters}",
             0.6,
+            terms.KO_ADDRESS_UNITS,
         ),
-        Pattern(
+        GatedPattern(
             "corner of A and B",
             r"(?i:\bcorner of)[ \t]+(?:\d{1,5}[ \t]+)?\p{Lu}[\p{L}'’.-]*(?:[ \t]+[\p{L}\d'’.-]+)"
             r"{0,4}?[ \t]+(?i:and|&)[ \t]+[\p{Lu}\d][\p{L}\d'’.-]*",
             0.4,
+            ["corner of"],
         ),
-        Pattern("KR building + flat", r"(?<!\d)\d{1,4}동[ \t]*\d{1,4}호(?!\d)", 0.5),
+        GatedPattern("KR building + flat", r"(?<!\d)\d{1,4}동[ \t]*\d{1,4}호(?!\d)", 0.5, ["호"]),
     ]
     weak = [
-        Pattern(
+        GatedPattern(
             "lower-case street (weak)",
             r"\b\d{1,6}[ \t]+(?:[a-z][a-z'-]+[ \t]+){1,3}(?:street|avenue|road|lane|drive"
             r"|boulevard|st\.|rd\.|ave\.)\b",
             0.25,
+            ["street", "avenue", "road", "lane", "drive", "boulevard", "st.", "rd.", "ave."],
         ),
         Pattern(
             "name + number (weak)",
@@ -196,11 +216,12 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             r"(?<![\d.,:/-])\b\d{1,6}[ \t]+\p{Lu}[\p{Ll}'’-]+(?:[ \t]+\p{Lu}[\p{Ll}'’-]+){0,3}\b",
             0.1,
         ),
-        Pattern(
+        GatedPattern(
             "KR road + number (weak)",
             rf"(?<![가-힣])[가-힣\d]{{1,10}}(?<!으)(?:대로|로|길)[ \t]*\d{{1,5}}(?:-\d{{1,5}})?"
             rf"{counters}",
             0.25,
+            ["로", "길"],
         ),
     ]
     return strong, weak
