@@ -715,3 +715,20 @@ def test_the_ordered_registry_answers_in_registration_order_and_sees_new_recogni
         "third",
         "fourth",
     ]
+
+
+def test_an_entity_gate_skipped_for_too_few_digits_could_not_have_matched() -> None:
+    """The digit counts that let ``_candidates`` skip a gate's search are lower bounds: on
+    the corpora's texts, every match of every gate holds at least that many digits."""
+    from auditor.detectors.pii import _DIGIT, _GATE_DIGITS, _GATES
+
+    assert _GATE_DIGITS["PHONE_NUMBER"] == 7 and _GATE_DIGITS["KR_RRN"] == 13
+    texts = [p.fact for p in train_texts() if _DIGIT.search(p.fact)]
+    checked = 0
+    for entity, gate in _GATES.items():
+        least = _GATE_DIGITS[entity]
+        for text in texts:
+            for m in gate.finditer(text):
+                assert len(_DIGIT.findall(m.group())) >= least, (entity, text[:80])
+                checked += least > 0
+    assert checked > 1000

@@ -125,3 +125,53 @@ def _sequence(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
     if run:
         consider({"".join(run)})
     return best
+
+
+def min_digits(regex: str, flags: int = 0) -> int:
+    """The fewest digits (characters ``\\d`` matches) any match of ``regex`` contains.
+
+    Read from the parsed pattern: a literal digit, ``\\d`` or a class of digits only counts
+    one per repetition; a sequence adds up, a repeat multiplies by its least count, an
+    alternation takes its smallest branch; anything else (lookarounds, other classes,
+    back-references) counts nothing. So a text with fewer digits than this has no match.
+    0 when the pattern cannot be read.
+    """
+    try:
+        tree = _parser.parse(regex, flags)
+    except re.error:
+        return 0
+    return _digits_of(list(tree))
+
+
+def _digits_of(items: Sequence[tuple[Any, Any]]) -> int:
+    total = 0
+    for op, av in items:
+        if op is _c.LITERAL:
+            total += re.fullmatch(r"\d", chr(av)) is not None
+        elif op is _c.IN:
+            total += _digit_class(av)
+        elif op is _c.SUBPATTERN:
+            total += _digits_of(list(av[-1]))
+        elif op is _c.ATOMIC_GROUP:
+            total += _digits_of(list(av))
+        elif op is _c.BRANCH:
+            total += min(_digits_of(list(branch)) for branch in av[1])
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+            least, _most, body = av
+            total += least * _digits_of(list(body))
+    return total
+
+
+def _digit_class(members: Sequence[tuple[Any, Any]]) -> int:
+    """1 when every character the class matches is a digit, else 0."""
+    if not members or members[0][0] is _c.NEGATE:
+        return 0
+    for op, av in members:
+        if op is _c.CATEGORY and av is _c.CATEGORY_DIGIT:
+            continue
+        if op is _c.LITERAL and re.fullmatch(r"\d", chr(av)):
+            continue
+        if op is _c.RANGE and all(re.fullmatch(r"\d", chr(c)) for c in range(av[0], av[1] + 1)):
+            continue
+        return 0
+    return 1

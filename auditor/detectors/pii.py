@@ -85,6 +85,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.detectors import _pii_terms as terms
+from auditor.detectors._literals import min_digits
 from auditor.detectors.base import (
     DetectContext,
     Detection,
@@ -476,6 +477,8 @@ _GATES: dict[str, re.Pattern[str]] = {
     **PROSE_GATES,
     **_country_gates(),
 }
+#: The fewest digits a match of each gate has: a text with fewer skips the gate's search.
+_GATE_DIGITS = {entity: min_digits(gate.pattern, gate.flags) for entity, gate in _GATES.items()}
 _COUNTRY_ENTITIES = frozenset(entity for _, entity in terms.COUNTRY_IDS)
 #: Entities that need no digit (the others do).
 _DIGITLESS = frozenset({"EMAIL_ADDRESS", "NRP", "PASSWORD", *NER_ENTITIES})
@@ -589,6 +592,7 @@ class PiiDetector(Detector):
         skipped: its gate word is not in the text).
         """
         has_digit = _DIGIT.search(text) is not None
+        digits = len(_DIGIT.findall(text)) if has_digit else 0
         # None: unknown yet; only ASCII texts take the shortcut (exact, see _COUNTRY_WORDS)
         country_named: bool | None = None if text.isascii() else True
         if parts is not None:
@@ -606,7 +610,7 @@ class PiiDetector(Detector):
                 if not country_named:
                     continue
             gate = _GATES.get(entity)
-            if gate is not None and gate.search(text) is None:
+            if gate is not None and (_GATE_DIGITS[entity] > digits or gate.search(text) is None):
                 continue
             if entity == "NRP" and not mentions_group(text):
                 continue

@@ -123,7 +123,7 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
         r"(?![\d]|[ \t]*(?:회|명|개|번(?!지|길)|시간|분|초|일|월|년|살|세|위|등|차|배|권|장|건|원"
         r"|만|천|억|%|kg|km))"
     )
-    strong = [
+    strong: list[Pattern] = [
         GatedPattern(
             "house number + street + suffix",
             rf"\b{num}(?:[ \t]+\d{{1,5}})?[ \t]+(?:(?:{name}|{ordinal})[ \t]+){{1,4}}"
@@ -197,7 +197,7 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
         ),
         GatedPattern("KR building + flat", r"(?<!\d)\d{1,4}동[ \t]*\d{1,4}호(?!\d)", 0.5, ["호"]),
     ]
-    weak = [
+    weak: list[Pattern] = [
         GatedPattern(
             "lower-case street (weak)",
             r"\b\d{1,6}[ \t]+(?:[a-z][a-z'-]+[ \t]+){1,3}(?:street|avenue|road|lane|drive"
