@@ -732,3 +732,40 @@ def test_an_entity_gate_skipped_for_too_few_digits_could_not_have_matched() -> N
                 assert len(_DIGIT.findall(m.group())) >= least, (entity, text[:80])
                 checked += least > 0
     assert checked > 1000
+
+
+def test_the_context_step_copies_results_as_a_deep_copy_would() -> None:
+    """Presidio's enhancer deep-copies the results it is given; the cheaper copy gives equal,
+    independent results, and a result holding anything mutable is deep-copied as before."""
+    import copy
+
+    from auditor.detectors.pii import CheaplyCopied, PiiDetector
+    from auditor.detectors.pii_presidio import AnalysisExplanation, RecognizerResult
+
+    detector = PiiDetector({})
+    analyzer = detector._analyzer
+    results: list[RecognizerResult] = []
+    for text in [p.fact for p in train_texts()[::40]] + ["call 202-555-0123, mail a@b.example"]:
+        results += analyzer.analyze(text, "en", return_decision_process=True)
+    assert len(results) > 20
+
+    def state(r: RecognizerResult) -> tuple[object, ...]:
+        ex = r.analysis_explanation
+        own = {k: v for k, v in vars(r).items() if k != "analysis_explanation"}
+        return (own, None if ex is None else vars(ex))
+
+    copied = copy.deepcopy(CheaplyCopied(results))
+    assert [state(r) for r in copied] == [state(r) for r in copy.deepcopy(results)]
+    first = copied[0]
+    assert first is not results[0]
+    assert first.analysis_explanation is not results[0].analysis_explanation
+    first.analysis_explanation.set_supportive_context_word("changed")
+    first.recognition_metadata["changed"] = True
+    assert results[0].analysis_explanation.supportive_context_word != "changed"
+    assert "changed" not in results[0].recognition_metadata
+    odd = RecognizerResult(
+        "X", 0, 1, 0.5, AnalysisExplanation("r", 0.5), recognition_metadata={"parts": [1, 2]}
+    )
+    (again,) = copy.deepcopy(CheaplyCopied([odd]))
+    again.recognition_metadata["parts"].append(3)
+    assert odd.recognition_metadata["parts"] == [1, 2]  # a list inside: a real deep copy

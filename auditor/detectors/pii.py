@@ -77,6 +77,7 @@ gate words), so a text without any is never handed to Presidio
 from __future__ import annotations
 
 import bisect
+import copy
 import logging
 import re
 import threading
@@ -345,12 +346,63 @@ def _country_recognizers(language: str) -> list[EntityRecognizer]:
     return recognizers
 
 
+#: Values a result or its explanation holds that a copy may share (nothing in them changes).
+_SHARED = (str, int, float, bool, type(None))
+
+
+class CheaplyCopied(list[RecognizerResult]):
+    """Results whose deep copy copies only what can change (Presidio's enhancer deep-copies
+    every result it is given: about a sixth of the analyzer's time on short texts).
+
+    A result's fields and its explanation's are strings, numbers, flags or None, and its
+    metadata a dict of those: a copy of the result, of its explanation and of the dict is
+    the deep copy. Anything else in them falls back to :func:`copy.deepcopy`.
+    """
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[RecognizerResult]:
+        return [_copy_result(r, memo) for r in self]
+
+
+def _copy_result(result: RecognizerResult, memo: dict[int, Any]) -> RecognizerResult:
+    fields = vars(result)
+    explanation = result.analysis_explanation
+    metadata = result.recognition_metadata
+    plain = all(isinstance(v, _SHARED) for k, v in fields.items() if k not in _NESTED)
+    if not (
+        plain
+        and (explanation is None or all(isinstance(v, _SHARED) for v in vars(explanation).values()))
+        and (metadata is None or all(isinstance(v, _SHARED) for v in metadata.values()))
+    ):
+        return copy.deepcopy(result, memo)
+    out = copy.copy(result)
+    out.analysis_explanation = None if explanation is None else copy.copy(explanation)
+    out.recognition_metadata = None if metadata is None else dict(metadata)
+    return out
+
+
+_NESTED = frozenset({"analysis_explanation", "recognition_metadata"})
+
+
 class _IndexedContextEnhancer(LemmaContextAwareEnhancer):
-    """Presidio's lemma context enhancer, locating a match's token by bisection.
+    """Presidio's lemma context enhancer, locating a match's token by bisection, and given
+    its results as :class:`CheaplyCopied` (same values, a cheaper deep copy).
 
     Presidio walks the tokens from the start of the text for every result (quadratic on a
     long page full of numbers); the token order lets a binary search give the same token.
     """
+
+    def enhance_using_context(
+        self,
+        text: str,
+        raw_results: list[RecognizerResult],
+        nlp_artifacts: Any,
+        recognizers: list[EntityRecognizer],
+        context: list[str] | None = None,
+    ) -> list[RecognizerResult]:
+        """Presidio's context step, on the same results (see :class:`CheaplyCopied`)."""
+        return super().enhance_using_context(
+            text, CheaplyCopied(raw_results), nlp_artifacts, recognizers, context
+        )
 
     @staticmethod
     def _find_index_of_match_token(
