@@ -65,6 +65,19 @@ def _reference(tmp_path: Path, corpus: Path, pack: Path) -> set[tuple[str, str]]
     return found
 
 
+def _prepared(
+    tmp_path: Path, subjects: int
+) -> tuple[Path, set[tuple[str, str]], Path, Database, int, Path]:
+    """A synthetic store of ``12 * subjects`` memories: the pack, what one process finds,
+    the store's path, the store, its memory count and a trace folder."""
+    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * subjects)
+    pack = write_pack(tmp_path / "rules")
+    expected = _reference(tmp_path, corpus, pack)
+    db_path = tmp_path / "store.db"
+    db, total = _store(db_path, corpus)
+    return pack, expected, db_path, db, total, tmp_path / "trace"
+
+
 def _env(db_path: Path, trace: Path, **extra: str) -> dict[str, str]:
     trace.mkdir(exist_ok=True)
     return {
@@ -197,12 +210,7 @@ def test_two_workers_find_what_one_process_finds(
 def test_a_worker_killed_mid_shard_is_resumed_and_every_memory_counted_once(
     tmp_path: Path,
 ) -> None:
-    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 400)  # 400 subjects
-    pack = write_pack(tmp_path / "rules")
-    expected = _reference(tmp_path, corpus, pack)
-    db_path = tmp_path / "store.db"
-    db, total = _store(db_path, corpus)
-    trace = tmp_path / "trace"
+    pack, expected, db_path, db, total, trace = _prepared(tmp_path, 400)  # 400 subjects
     env = _env(
         db_path,
         trace,
@@ -262,12 +270,7 @@ def test_a_worker_killed_mid_shard_is_resumed_and_every_memory_counted_once(
 
 
 def test_sigterm_stops_the_workers_cleanly_and_the_next_scan_finishes(tmp_path: Path) -> None:
-    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 400)
-    pack = write_pack(tmp_path / "rules")
-    expected = _reference(tmp_path, corpus, pack)
-    db_path = tmp_path / "store.db"
-    db, total = _store(db_path, corpus)
-    trace = tmp_path / "trace"
+    pack, expected, db_path, db, total, trace = _prepared(tmp_path, 400)
     env = _env(
         db_path,
         trace,
@@ -402,12 +405,7 @@ def test_only_runs_whose_owner_is_gone_are_closed(tmp_path: Path) -> None:
 def test_the_cli_forks_its_worker_with_the_detectors_built_and_finds_the_same(
     tmp_path: Path,
 ) -> None:
-    corpus = write_synthetic(tmp_path / "store.jsonl", 12 * 300)
-    pack = write_pack(tmp_path / "rules")
-    expected = _reference(tmp_path, corpus, pack)
-    db_path = tmp_path / "store.db"
-    db, total = _store(db_path, corpus)
-    trace = tmp_path / "trace"
+    pack, expected, db_path, db, total, trace = _prepared(tmp_path, 300)
     env = _env(db_path, trace, MEMAUDIT_TEST_SLOW_MS="2", MEMAUDIT_SCAN_SHARDS="4")
     env["MEMAUDIT_LOG_LEVEL"] = "info"
     done = subprocess.run(
