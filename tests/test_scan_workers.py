@@ -409,7 +409,7 @@ def test_the_cli_forks_its_worker_with_the_detectors_built_and_finds_the_same(
     env = _env(db_path, trace, MEMAUDIT_TEST_SLOW_MS="2", MEMAUDIT_SCAN_SHARDS="4")
     env["MEMAUDIT_LOG_LEVEL"] = "info"
     done = subprocess.run(
-        [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--json", "--no-progress"]
+        [sys.executable, SCRIPT, "scan", "--full", "--workers", "2", "--json", "--progress"]
         + ["--rules", str(pack)],
         cwd=ROOT,
         env=env,
@@ -421,6 +421,7 @@ def test_the_cli_forks_its_worker_with_the_detectors_built_and_finds_the_same(
     result = json.loads(done.stdout)
     assert result["complete"] and result["memories_scanned"] == total
     assert _findings(db) == expected
+    # the progress bar is drawn without a thread of its own, so the worker is still forked
     started = [
         json.loads(line) for line in done.stderr.splitlines() if "scan_worker_started" in line
     ]

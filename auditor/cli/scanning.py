@@ -89,12 +89,24 @@ def scan(
             TimeRemainingColumn(),
             console=err_console,
             transient=True,
+            # redrawn when a batch reports, not by a refresh thread: with no other thread
+            # running, the scan may fork its workers (auditor.scan.workers.fork_is_safe)
+            auto_refresh=False,
         ) as bar:
             task = bar.add_task("scan", total=None)
+
+            def advance(n: int) -> None:
+                bar.advance(task, n)
+                bar.refresh()
+
+            def planned(n: int) -> None:
+                bar.update(task, total=n)
+                bar.refresh()
+
             summary = scanner.run(
                 full=full,
-                progress=lambda n: bar.advance(task, n),
-                total=lambda n: bar.update(task, total=n),
+                progress=advance,
+                total=planned,
                 should_stop=stop.is_set,
                 workers=workers,
             )

@@ -13,7 +13,8 @@ The contract of the pool:
   built detectors and starts at once; a spawned one imports memaudit and builds them (about
   three seconds here). The parent forks only when that is safe: the start method exists,
   no other Python thread runs (a lock held by one would stay held in the child: a daemon's
-  scheduler threads, a progress bar's, the parent's own scanning thread rule it out), the
+  scheduler threads and the parent's own scanning thread rule it out; the command's
+  progress bar is drawn without a thread for that reason), the
   secret engine's Go runtime is not loaded (it starts threads and does not survive a fork;
   it loads on the first text the engine scans), and no database connection is checked
   out: the parent closes its pooled connections first, so a child never holds, uses or
