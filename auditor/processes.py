@@ -19,6 +19,7 @@ import logging
 import os
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import NoReturn
 
@@ -28,8 +29,10 @@ __all__ = ["alive_here", "host_name", "owner_record", "quick_exit", "start_ticks
 def quick_exit(code: int, *, run_atexit: bool = True) -> NoReturn:
     """End this process now with ``code``, its work done: what is buffered is written first.
 
-    The ``atexit`` handlers run (temporary folders removed, child processes reaped, log
-    handlers flushed and closed), standard output and error are flushed, then the process
+    As at an ordinary exit, threads that are not daemons are waited for first (and thread
+    pools told to finish), then the ``atexit`` handlers run (temporary folders removed,
+    child processes reaped, log handlers flushed and closed); standard output and error are
+    flushed, then the process
     exits without the interpreter's teardown: freeing a heap of detectors (Presidio,
     spaCy, compiled pattern tables) one object at a time takes about a second, and nothing
     in it is still to be written. Callers close their databases before (what was committed
@@ -38,6 +41,13 @@ def quick_exit(code: int, *, run_atexit: bool = True) -> NoReturn:
     """
     try:
         if run_atexit:
+            # the interpreter's own first step at exit (CPython's, private: looked up)
+            wait_for_threads = getattr(threading, "_shutdown", None)
+            if (
+                wait_for_threads is not None
+                and threading.current_thread() is threading.main_thread()
+            ):
+                wait_for_threads()
             atexit._run_exitfuncs()
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):

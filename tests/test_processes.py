@@ -93,6 +93,23 @@ def test_quick_exit_writes_what_is_buffered_and_runs_exit_handlers(tmp_path: Pat
     assert mark.read_text() == "ran"
 
 
+def test_quick_exit_waits_for_threads_that_are_not_daemons(tmp_path: Path) -> None:
+    done_file = tmp_path / "thread.txt"
+    script = (
+        "import threading, time\n"
+        "from pathlib import Path\n"
+        "from auditor.processes import quick_exit\n"
+        "def late():\n"
+        "    time.sleep(0.3)\n"
+        f"    Path({str(done_file)!r}).write_text('finished')\n"
+        "threading.Thread(target=late).start()\n"
+        "quick_exit(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done_file.read_text() == "finished"  # not cut off by the quick exit
+
+
 def test_the_command_exits_with_its_code_and_leaves_the_store_closed(tmp_path: Path) -> None:
     db_path = tmp_path / "m.db"
     env = {**os.environ, "MEMAUDIT_DATABASE_URL": f"sqlite:///{db_path}"}
