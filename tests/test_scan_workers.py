@@ -433,6 +433,7 @@ def test_the_cli_forks_its_worker_with_the_detectors_built_and_finds_the_same(
 
 _FORK_PROBE = """
 import json, sys, threading
+from sqlalchemy import text
 from auditor.config import load_settings
 from auditor.scan.workers import fork_is_safe
 from auditor.store.db import Database
@@ -441,7 +442,7 @@ db = Database(load_settings(database_url=sys.argv[1]))
 db.upgrade()
 out = {"quiet": fork_is_safe(db)}
 with db.session() as s:
-    s.execute(__import__("sqlalchemy").text("select 1"))
+    s.execute(text("select 1"))
     out["connection_in_use"] = fork_is_safe(db)
 stop = threading.Event()
 thread = threading.Thread(target=stop.wait)

@@ -98,11 +98,12 @@ class GatedPattern(Pattern):
         self._compiled = None if value is None else _GatedRegex(value, self._needles)
 
 
-#: The street types the "number + street type + name" pattern accepts before a name.
-_STREET_TYPES_BEFORE = (
-    *("rue avenue av. boulevard bd chemin allée impasse quai calle corso piazza".split()),
-    *("Via Viale Place".split()),
+#: The street types the "number + street type + name" pattern accepts before a name, in
+#: its order: in any case, and capitalised only. They are its needles too.
+_STREET_TYPES_ANY_CASE = tuple(
+    "rue avenue av. boulevard bd chemin allée impasse quai calle corso piazza".split()
 )
+_STREET_TYPES_CAPITALISED = ("Via", "Viale", "Place")
 
 
 def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
@@ -149,11 +150,14 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
         ),
         GatedPattern(
             "number + street type + name",
-            r"(?<![\d.,])\b\d{1,5}[ \t,]+(?:(?i:rue|avenue|av\.|boulevard|bd|chemin|allée"
-            r"|impasse|quai|calle|corso|piazza)|Via|Viale|Place)[ \t]+(?:(?i:de la|de|du|des|del"
+            r"(?<![\d.,])\b\d{1,5}[ \t,]+(?:(?i:"
+            + "|".join(map(re.escape, _STREET_TYPES_ANY_CASE))
+            + ")|"
+            + "|".join(map(re.escape, _STREET_TYPES_CAPITALISED))
+            + r")[ \t]+(?:(?i:de la|de|du|des|del"
             r"|della|di|da|do|dos|das|la|le|les|l')[ \t]*)?\p{Lu}[\p{L}'’-]+",
             0.5,
-            _STREET_TYPES_BEFORE,
+            (*_STREET_TYPES_ANY_CASE, *_STREET_TYPES_CAPITALISED),
         ),
         GatedPattern(
             "apartment / suite",
