@@ -434,27 +434,39 @@ class Lexicon:
         return cls(slots, traits, hedges)
 
 
+@functools.lru_cache(maxsize=65_536)
+def _word(raw: str) -> tuple[str, str, bool, bool]:
+    """One word's (lower case, stem, content word?, clause-break word?), read once per word."""
+    low = raw.lower() if raw.isascii() else raw.lower().replace("’", "'")
+    content = (
+        low not in data.EN_STOPWORDS
+        and not low.isdigit()
+        and low not in data.NUMBER_WORDS
+        and (len(low) > 1 or (not low.isascii() and is_hangul(low)))
+    )
+    return low, stem(raw), content, low in data.CLAUSE_BREAK_WORDS
+
+
 @functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[Token, ...]:
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
+    breaks.append(len(text) + 1)  # a sentinel: no bounds test in the loop
     out: list[Token] = []
     clause = 0
     bi = 0
+    next_break = breaks[0]
+    word = _word
+    make = tuple.__new__  # Token(...) without the named tuple's Python-level __new__
     for m in _WORD.finditer(text):
-        while bi < len(breaks) and breaks[bi] < m.start():
+        start = m.start()
+        while next_break < start:
             clause += 1
             bi += 1
-        raw = m.group()
-        low = raw.lower() if raw.isascii() else raw.lower().replace("’", "'")
-        if low in data.CLAUSE_BREAK_WORDS:
+            next_break = breaks[bi]
+        low, stemmed, content, breaks_clause = word(m.group())
+        if breaks_clause:
             clause += 1
-        content = (
-            low not in data.EN_STOPWORDS
-            and not low.isdigit()
-            and low not in data.NUMBER_WORDS
-            and (len(low) > 1 or (not low.isascii() and is_hangul(low)))
-        )
-        out.append(Token(low, stem(raw), m.start(), m.end(), clause, content))
+        out.append(make(Token, (low, stemmed, start, m.end(), clause, content)))
     return tuple(out)
 
 

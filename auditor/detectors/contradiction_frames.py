@@ -194,19 +194,25 @@ def _ko_key(word: str) -> str:
     return w
 
 
+@functools.lru_cache(maxsize=65_536)
+def _word(raw: str) -> tuple[str, str]:
+    """One word's (normalised lower case, key), read once per distinct word."""
+    if raw.isascii():  # NFKC leaves ASCII alone, and ASCII holds no Hangul
+        low = raw.lower()
+        return low, stem(low)
+    low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
+    return low, _ko_key(low) if _is_hangul(low) else stem(low)
+
+
 @functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[Tok, ...]:
     """The tokens of a text (cached: a fact is read several times per candidate pair)."""
+    word = _word
+    make = tuple.__new__  # Tok(...) without the named tuple's Python-level __new__
     out: list[Tok] = []
     for m in _TOKEN.finditer(text):
-        raw = m.group()
-        if raw.isascii():  # NFKC leaves ASCII alone, and ASCII holds no Hangul
-            low = raw.lower()
-            key = stem(low)
-        else:
-            low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
-            key = _ko_key(low) if _is_hangul(low) else stem(low)
-        out.append(Tok(low, key, m.start(), m.end()))
+        low, key = word(m.group())
+        out.append(make(Tok, (low, key, m.start(), m.end())))
     return tuple(out)
 
 
