@@ -1,0 +1,74 @@
+"""The contradiction tokenizers' per-word caches give the tokens a plain reading gives."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from auditor.detectors import _contradiction_data as data
+from auditor.detectors import _contradiction_text as text_mod
+from auditor.detectors import contradiction_frames as frames_mod
+
+# words, separators that break clauses or sentences, Hangul, digits, curly quotes, NFKC forms
+_ALPHABET = st.sampled_from(
+    list("abcXYZ019 .,;:!?()-—'’#+/\n\t")
+    + ["성수동에", "안", "don’t", "Straße", "İ", "ＡＢ", "１２", "and", "but", "3rd"]
+)
+_TEXTS = st.lists(_ALPHABET, max_size=40).map("".join)
+
+
+def _plain_text_tokens(text: str) -> tuple[text_mod.Token, ...]:
+    """The fact tokenizer written out plainly (no caches, no shortcuts)."""
+    breaks = [m.start() for m in text_mod._CLAUSE_BREAK.finditer(text)]
+    out = []
+    clause = 0
+    for m in text_mod._WORD.finditer(text):
+        clause = sum(1 for b in breaks if b < m.start()) + sum(
+            1 for t in out if t.text in data.CLAUSE_BREAK_WORDS
+        )
+        raw = m.group()
+        low = raw.lower().replace("’", "'") if not raw.isascii() else raw.lower()
+        if low in data.CLAUSE_BREAK_WORDS:
+            clause += 1
+        content = (
+            low not in data.EN_STOPWORDS
+            and not low.isdigit()
+            and low not in data.NUMBER_WORDS
+            and (len(low) > 1 or (not low.isascii() and text_mod.is_hangul(low)))
+        )
+        out.append(text_mod.Token(low, text_mod.stem(raw), m.start(), m.end(), clause, content))
+    return tuple(out)
+
+
+def _plain_frame_tokens(text: str) -> tuple[frames_mod.Tok, ...]:
+    out = []
+    for m in frames_mod._TOKEN.finditer(text):
+        raw = m.group()
+        low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
+        key = frames_mod._ko_key(low) if frames_mod._is_hangul(low) else frames_mod.stem(low)
+        out.append(frames_mod.Tok(low, key, m.start(), m.end()))
+    return tuple(out)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_fact_tokens_match_a_plain_reading(text: str) -> None:
+    assert text_mod._tokens.__wrapped__(text) == _plain_text_tokens(text)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(_TEXTS)
+def test_frame_tokens_match_a_plain_reading(text: str) -> None:
+    got = frames_mod._tokens.__wrapped__(text)
+    assert got == _plain_frame_tokens(text)
+    assert all(type(t) is frames_mod.Tok for t in got)
+
+
+def test_a_clause_break_word_and_punctuation_both_count() -> None:
+    tokens = text_mod._tokens.__wrapped__("I use vim, but she uses emacs; fine")
+    clauses = {t.text: t.clause for t in tokens}
+    assert clauses["i"] == 0 and clauses["vim"] == 0
+    assert clauses["she"] > clauses["vim"] and clauses["fine"] > clauses["emacs"]
