@@ -623,6 +623,10 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
         "12 main street and 40 old mill road",
         "서울특별시 강남구 테헤란로 123, 101동 1203호",
         "테헤란로 12-3 근처, 세종대로 110",
+        # what follows a street ending (the "follow" gate): a dot, tabs, other digits
+        "Hauptstraße. 5, HAUPTSTRASSE.\t5a, Kungsvägen  3, Østergade\n14",
+        "Hauptstraße ٣ and Storgatan\t\t12b; the gatan 4 and strasse 9",
+        "Straßenfest at the Hauptstraße, no number; vägen-12 and gade12",
     ]
     texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
     for kind in (StreetAddressRecognizer, WeakAddressRecognizer):
@@ -644,6 +648,27 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
             assert found > 30
     with pytest.raises(ValueError, match="no needles"):
         GatedPattern("x", r"\d", 0.5, [])
+
+
+def test_a_follow_gate_skips_the_regex_where_no_needle_has_its_follower() -> None:
+    """``follow``: the regex is not run on a text whose needles are not followed as every
+    match needs (here an ending without a house number after it)."""
+    from auditor.detectors.pii_address import GatedPattern
+
+    pattern = GatedPattern("x", r"\w*gatan\.? +\d+", 0.5, ["gatan"], follow=r"\.? +\d")
+    calls: list[str] = []
+
+    class Spy:
+        def finditer(self, text: str, *args: object, **kwargs: object) -> list[str]:
+            calls.append(text)
+            return []
+
+    pattern.compiled_regex = Spy()
+    assert list(pattern.compiled_regex.finditer("Storgatan, no number here")) == []
+    assert list(pattern.compiled_regex.finditer("no ending at all 12")) == []
+    assert calls == []
+    pattern.compiled_regex.finditer("STORGATAN. 12")  # folded: "storgatan. 12"
+    assert calls == ["STORGATAN. 12"]
 
 
 _DETECTIONS_OF_THE_POOL = """

@@ -53,16 +53,22 @@ def cap_business(text: str, result: RecognizerResult) -> bool:
 
 
 class _GatedRegex:
-    """A compiled pattern that only searches texts holding one of its needles."""
+    """A compiled pattern that only searches texts holding one of its needles (followed by
+    what must follow one, when that is given)."""
 
-    __slots__ = ("_needles", "_regex")
+    __slots__ = ("_follow", "_needles", "_regex")
 
-    def __init__(self, compiled: Any, needles: LiteralSet) -> None:
-        self._regex, self._needles = compiled, needles
+    def __init__(
+        self, compiled: Any, needles: LiteralSet, follow: re.Pattern[str] | None = None
+    ) -> None:
+        self._regex, self._needles, self._follow = compiled, needles, follow
 
     def finditer(self, text: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
         """The pattern's matches, or none at once when no needle occurs."""
-        if not self._needles.any_in(text.casefold()):
+        folded = text.casefold()
+        if not self._needles.any_in(folded) or (
+            self._follow is not None and self._follow.search(folded) is None
+        ):
             return iter(())
         found: Iterator[Any] = self._regex.finditer(text, *args, **kwargs)
         return found
@@ -80,12 +86,30 @@ class GatedPattern(Pattern):
     ``regex`` module's case-insensitive matching does, so a text without a needle has no
     match and the regex is not run on it. An expensive pattern (one tried at every word
     start) then costs one Aho-Corasick pass on most texts.
+
+    ``follow`` (optional) is what every match has right after its needle, written for the
+    case-folded text with characters case folding leaves alone (punctuation, blanks,
+    digits). The regex then runs only where ``needle + follow`` occurs in the folded text:
+    a stronger condition, still a necessary one.
     """
 
-    def __init__(self, name: str, regex: str, score: float, needles: Iterable[str]) -> None:
-        self._needles = LiteralSet(n.casefold() for n in needles)
+    def __init__(
+        self,
+        name: str,
+        regex: str,
+        score: float,
+        needles: Iterable[str],
+        follow: str | None = None,
+    ) -> None:
+        folded = sorted({n.casefold() for n in needles}, key=lambda n: (-len(n), n))
+        self._needles = LiteralSet(folded)
         if not self._needles.words:
             raise ValueError(f"pattern {name!r}: no needles")
+        self._follow = (
+            None
+            if follow is None
+            else re.compile("(?:" + "|".join(map(re.escape, folded)) + f")(?:{follow})")
+        )
         super().__init__(name, regex, score)
 
     @property
@@ -95,7 +119,7 @@ class GatedPattern(Pattern):
 
     @compiled_regex.setter
     def compiled_regex(self, value: Any) -> None:
-        self._compiled = None if value is None else _GatedRegex(value, self._needles)
+        self._compiled = None if value is None else _GatedRegex(value, self._needles, self._follow)
 
 
 #: The street types the "number + street type + name" pattern accepts before a name, in
@@ -140,6 +164,7 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             rf"\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
             0.5,
             terms.STREET_COMPOUND_ENDINGS,
+            follow=r"\.?[ \t]+\d",  # an ending is followed by its house number
         ),
         GatedPattern(
             "street type + name + number",
