@@ -794,3 +794,50 @@ def test_the_context_step_copies_results_as_a_deep_copy_would() -> None:
     (again,) = copy.deepcopy(CheaplyCopied([odd]))
     again.recognition_metadata["parts"].append(3)
     assert odd.recognition_metadata["parts"] == [1, 2]  # a list inside: a real deep copy
+
+
+def test_the_context_step_is_skipped_only_where_no_result_could_gain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a context word of a fired recognizer in the text, the context step changes
+    nothing: the analyzer's results (scores, explanations) equal those of the full step on
+    the corpora's texts and on context words in odd cases, and the shortcut is taken."""
+    from auditor.detectors.pii import PiiDetector
+
+    analyzer = PiiDetector({})._analyzer
+    odd = [
+        "PHONE: 202-555-0123",
+        "Phone202-555-0123 and TeL 202 555 0124",
+        "call me at 202-555-0123",
+        "İletişim TELEFON 0212 555 01 23",
+        "ΤΗΛΕΦΩΝΟΣ 202-555-0123",
+        "전화번호 010-2345-6789",
+        "010-2345-6789 is the order id, no word for it",
+        "mail a@b.example or EMAIL: c@d.example",
+        "card 4111 1111 1111 1111 and 4111-1111-1111-1111",
+    ]
+    texts = [p.fact for p in train_texts()[::5] if any(c.isdigit() for c in p.fact)] + odd
+    taken: list[bool] = []
+    real = pii_module._may_gain_context
+
+    def spy(*args: Any) -> bool:
+        taken.append(not real(*args))
+        return bool(real(*args))
+
+    def run() -> list[tuple[object, ...]]:
+        out: list[tuple[object, ...]] = []
+        for text in texts:
+            language = "ko" if any("\uac00" <= c <= "\ud7a3" for c in text) else "en"
+            for r in analyzer.analyze(text, language, return_decision_process=True):
+                ex = r.analysis_explanation
+                own = {k: v for k, v in vars(r).items() if k != "analysis_explanation"}
+                out.append((text, own, None if ex is None else vars(ex)))
+        return out
+
+    monkeypatch.setattr(pii_module, "_may_gain_context", spy)
+    shortcut = run()
+    monkeypatch.setattr(pii_module, "_may_gain_context", lambda *args: True)
+    full = run()
+    assert shortcut == full
+    assert sum(taken) > 100 and not all(taken)  # skipped often, not always
+    assert any(ex and ex["supportive_context_word"] for _t, _o, ex in full)

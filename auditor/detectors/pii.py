@@ -383,6 +383,31 @@ def _copy_result(result: RecognizerResult, memo: dict[int, Any]) -> RecognizerRe
 _NESTED = frozenset({"analysis_explanation", "recognition_metadata"})
 
 
+def _may_gain_context(
+    text: str, results: Sequence[RecognizerResult], recognizers: Sequence[EntityRecognizer]
+) -> bool:
+    """Whether Presidio's context step could raise one of ``results`` (see
+    :meth:`_IndexedContextEnhancer.enhance_using_context`): a result it does not skip
+    (its recognizer known, with context words, not boosted already) whose recognizer has a
+    context word inside the text, both case-folded."""
+    by_id = {recognizer.id: recognizer for recognizer in recognizers}
+    folded: str | None = None
+    for result in results:
+        meta = result.recognition_metadata
+        if not meta:
+            continue
+        recognizer = by_id.get(meta.get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+        if recognizer is None or not recognizer.context:
+            continue
+        if meta.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY):
+            continue
+        if folded is None:
+            folded = text.casefold()
+        if any(word.lower().casefold() in folded for word in recognizer.context):
+            return True
+    return False
+
+
 class _IndexedContextEnhancer(LemmaContextAwareEnhancer):
     """Presidio's lemma context enhancer, locating a match's token by bisection, and given
     its results as :class:`CheaplyCopied` (same values, a cheaper deep copy).
@@ -399,10 +424,19 @@ class _IndexedContextEnhancer(LemmaContextAwareEnhancer):
         recognizers: list[EntityRecognizer],
         context: list[str] | None = None,
     ) -> list[RecognizerResult]:
-        """Presidio's context step, on the same results (see :class:`CheaplyCopied`)."""
-        return super().enhance_using_context(
-            text, CheaplyCopied(raw_results), nlp_artifacts, recognizers, context
-        )
+        """Presidio's context step, on the same results (see :class:`CheaplyCopied`).
+
+        Skipped (the results copied unchanged, as Presidio would return them) when no
+        result could gain: Presidio raises a result's score only when one of its
+        recognizer's context words is a substring of a lemma near it, and a lemma here is
+        a token's lower case (:data:`~auditor.detectors.pii_artifacts.LEMMA_COMPONENT`),
+        so it needs the context word, case-folded, inside the case-folded text. Then the
+        text is not tokenised for this step at all.
+        """
+        results = CheaplyCopied(raw_results)
+        if not context and not _may_gain_context(text, results, recognizers):
+            return copy.deepcopy(results)
+        return super().enhance_using_context(text, results, nlp_artifacts, recognizers, context)
 
     @staticmethod
     def _find_index_of_match_token(
