@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from auditor.detectors import _contradiction_data as data
+from auditor.detectors._literals import LiteralSet, necessary_literals
+from auditor.detectors.prefilter import fold
 
 __all__ = [
     "DateMention",
@@ -330,6 +332,8 @@ class Lexicon:
     trait_triggers: dict[str, tuple[str, ...]] = field(init=False)
     trait_ko_cues: dict[str, tuple[str, ...]] = field(init=False)
     scope_patterns: tuple[re.Pattern[str], ...] = field(init=False)
+    #: per scope pattern, literals one of which each match holds (None: no such set)
+    scope_gates: tuple[LiteralSet | None, ...] = field(init=False)
     transition_patterns: tuple[re.Pattern[str], ...] = field(init=False)
     known_values: frozenset[str] = field(init=False)
 
@@ -379,6 +383,10 @@ class Lexicon:
         )
         object.__setattr__(
             self, "scope_patterns", tuple(re.compile(p) for p in data.SCOPE_PATTERNS)
+        )
+        gates = (necessary_literals(p.pattern, p.flags) for p in self.scope_patterns)
+        object.__setattr__(
+            self, "scope_gates", tuple(None if g is None else LiteralSet(g) for g in gates)
         )
         object.__setattr__(
             self, "transition_patterns", tuple(re.compile(p) for p in data.TRANSITION_PATTERNS)
@@ -926,7 +934,12 @@ def _traits(
 
 def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
     scopes: set[str] = set()
-    for pattern in lex.scope_patterns:
+    folded: str | None = None
+    for pattern, gate in zip(lex.scope_patterns, lex.scope_gates, strict=True):
+        if gate is not None:
+            folded = fold(text) if folded is None else folded
+            if not gate.any_in(folded):
+                continue  # no match can lack all of the gate's literals
         for m in pattern.finditer(text):
             scope = m.group("scope").lower()
             if scope in lex.known_values or scope in data.EN_STOPWORDS:

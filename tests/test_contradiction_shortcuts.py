@@ -1,4 +1,4 @@
-"""The contradiction tokenizers' per-word caches give the tokens a plain reading gives."""
+"""The contradiction reader's shortcuts (per-word caches, literal gates) read as the plain code does."""
 
 from __future__ import annotations
 
@@ -72,3 +72,30 @@ def test_a_clause_break_word_and_punctuation_both_count() -> None:
     clauses = {t.text: t.clause for t in tokens}
     assert clauses["i"] == 0 and clauses["vim"] == 0
     assert clauses["she"] > clauses["vim"] and clauses["fine"] > clauses["emacs"]
+
+
+def test_scope_gates_keep_every_scope_the_patterns_find() -> None:
+    """A scope pattern is skipped when none of its necessary literals is in the folded
+    text; on the corpora's texts and odd cases the scopes equal those of every pattern."""
+    from dataclasses import replace
+
+    from auditor.tools.realistic import corpora_roots, train_pool
+
+    lex = text_mod.Lexicon.from_params({})
+    ungated = replace(lex)
+    object.__setattr__(ungated, "scope_gates", tuple(None for _ in lex.scope_gates))
+    assert sum(g is not None for g in lex.scope_gates) >= 4
+    odd = [
+        "FOR MY WORK I use vim, AT HOME emacs",
+        "For Side Projects only; LEGACY code in Java",
+        "on weekends and In The Office",
+        "회사 프로젝트에는 IntelliJ, 집에서는 vim",
+        "I use Rust for Cloudflare and Go in Berlin",
+    ]
+    texts = [p.fact for p in train_pool(corpora_roots(None))[::3]] + odd
+    found = 0
+    for text in texts:
+        want = text_mod._scopes(text, ungated)
+        assert text_mod._scopes(text, lex) == want, text[:80]
+        found += len(want)
+    assert found > 50
