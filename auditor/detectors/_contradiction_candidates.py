@@ -36,7 +36,10 @@ def index_keys(profile: Profile, *, max_keys: int = 48) -> list[str]:
             Markdown page does not touch every posting list).
 
     Returns:
-        The keys.
+        The keys, in a fixed order: a memory's similarity scores are float sums over its
+        keys, so an order taken from a set (which changes with the interpreter's hash seed)
+        could change the last bits of a score and so which of two near-tied neighbours
+        is kept: findings that differ between processes.
     """
     keys = {"w:" + s for s in profile.stems if len(s) > 1}
     if profile.qa is not None:
@@ -44,7 +47,7 @@ def index_keys(profile: Profile, *, max_keys: int = 48) -> list[str]:
     keys.update("b:" + g for g in profile.bigrams)
     if len(keys) > max_keys:
         return sorted(keys, key=lambda k: (-len(k), k))[:max_keys]
-    return list(keys)
+    return sorted(keys)
 
 
 def candidate_pairs(
