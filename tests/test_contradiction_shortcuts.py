@@ -1,4 +1,4 @@
-"""The contradiction reader's shortcuts (per-word caches, literal gates) read as the plain code does."""
+"""The contradiction reader's shortcuts (per-word caches, literal gates) read as plain code."""
 
 from __future__ import annotations
 
