@@ -476,6 +476,16 @@ def test_the_gate_is_the_identifiers_part_of_the_built_detector() -> None:
     assert identifier_needles({"entities": "EMAIL_ADDRESS"}) is None
 
 
+def test_entity_needles_are_remembered_and_equal_a_fresh_reading() -> None:
+    from auditor.detectors import pii_gate
+
+    entities = list(pii_module.DEFAULT_ENTITIES)
+    first = pii_gate.entity_needles(entities)
+    assert pii_gate.entity_needles(iter(entities)) is first  # not folded again
+    assert pii_gate._entity_needles.__wrapped__(tuple(entities)) == first
+    assert pii_gate.entity_needles(["EMAIL_ADDRESS"]).literals == frozenset({"@", "＠"})
+
+
 def test_token_artifacts_equal_presidios_own_on_the_corpora_texts() -> None:
     """The cheap artifacts (no spaCy Token objects, cached keyword tests) hold the same
     values as Presidio's spaCy engine computes over the blank pipeline, on every eighth text
