@@ -637,6 +637,8 @@ def test_needle_gated_address_patterns_find_what_the_plain_patterns_find() -> No
         "Hauptstraße. 5, HAUPTSTRASSE.\t5a, Kungsvägen  3, Østergade\n14",
         "Hauptstraße ٣ and Storgatan\t\t12b; the gatan 4 and strasse 9",
         "Straßenfest at the Hauptstraße, no number; vägen-12 and gade12",
+        "Hauptstraße \U00011f50\U00011f51",  # Kawi digits: the regex module knows them
+        "Storgatan \u0663 and Kungsvägen \uff11\uff12",
     ]
     texts = [p.fact for p in pool[::4] if any(c.isdigit() for c in p.fact)] + odd
     for kind in (StreetAddressRecognizer, WeakAddressRecognizer):

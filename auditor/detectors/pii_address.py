@@ -164,7 +164,10 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             rf"\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
             0.5,
             terms.STREET_COMPOUND_ENDINGS,
-            follow=r"\.?[ \t]+\d",  # an ending is followed by its house number
+            # an ending is followed by its house number; not "\d": Python's re may know
+            # fewer digits than the regex module's (Unicode 15's Kawi digits), and no
+            # digit is a blank or an ASCII letter (checked over every code point)
+            follow=r"\.?[ \t]+[^\sA-Za-z]",
         ),
         GatedPattern(
             "street type + name + number",
