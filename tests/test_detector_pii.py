@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import pytest
 
 from auditor.config import load_settings
-from auditor.detectors import build
+from auditor.detectors import build, pii_context
 from auditor.detectors import pii as pii_module
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.pii import PiiDetector
@@ -350,7 +350,7 @@ def test_indexed_context_enhancer_finds_presidio_token() -> None:
         expected = LemmaContextAwareEnhancer._find_index_of_match_token(
             text[start:], start, tokens, indices
         )
-        got = pii_module._IndexedContextEnhancer._find_index_of_match_token(
+        got = pii_context.IndexedContextEnhancer._find_index_of_match_token(
             text[start:], start, tokens, indices
         )
         assert got == expected, start
@@ -776,7 +776,8 @@ def test_the_context_step_copies_results_as_a_deep_copy_would() -> None:
     independent results, and a result holding anything mutable is deep-copied as before."""
     import copy
 
-    from auditor.detectors.pii import CheaplyCopied, PiiDetector
+    from auditor.detectors.pii import PiiDetector
+    from auditor.detectors.pii_context import CheaplyCopied
     from auditor.detectors.pii_presidio import AnalysisExplanation, RecognizerResult
 
     detector = PiiDetector({})
@@ -830,7 +831,7 @@ def test_the_context_step_is_skipped_only_where_no_result_could_gain(
     ]
     texts = [p.fact for p in train_texts()[::5] if any(c.isdigit() for c in p.fact)] + odd
     taken: list[bool] = []
-    real = pii_module._may_gain_context
+    real = pii_context.may_gain_context
 
     def spy(*args: Any) -> bool:
         taken.append(not real(*args))
@@ -846,9 +847,9 @@ def test_the_context_step_is_skipped_only_where_no_result_could_gain(
                 out.append((text, own, None if ex is None else vars(ex)))
         return out
 
-    monkeypatch.setattr(pii_module, "_may_gain_context", spy)
+    monkeypatch.setattr(pii_context, "may_gain_context", spy)
     shortcut = run()
-    monkeypatch.setattr(pii_module, "_may_gain_context", lambda *args: True)
+    monkeypatch.setattr(pii_context, "may_gain_context", lambda *args: True)
     full = run()
     assert shortcut == full
     assert sum(taken) > 100 and not all(taken)  # skipped often, not always
