@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session, selectinload
 from ulid import ULID
 
@@ -103,8 +103,8 @@ class FindingRecorder:
             existing = (
                 {f.fingerprint: f for f in _chunked_select(session, list(merged))} if merged else {}
             )
-            opened: list[str] = []
-            acts: list[tuple[Rule, Detection, Finding]] = []
+            opened: list[_NewFinding] = []
+            acts: list[tuple[Rule, Detection, _NewFinding]] = []
             for fp, (rule, detections) in merged.items():
                 found = existing.get(fp)
                 if found is not None:
@@ -126,19 +126,19 @@ class FindingRecorder:
                     summary.findings_seen += 1
                     summary.count(rule.id, "seen")
                     continue
-                finding = self._new_finding(
-                    session, run_id, fp, rule, detections, views, now, evidence.get(fp)
-                )
-                opened.append(finding.finding_id)
-                if finding.status == FindingStatus.SUPPRESSED.value:
+                new = self._new_finding(run_id, fp, rule, detections, views, now, evidence.get(fp))
+                opened.append(new)
+                if new.row["status"] == FindingStatus.SUPPRESSED.value:
                     summary.findings_allowed += 1
                     summary.count(rule.id, "allowed")
                 else:
                     summary.findings_new += 1
                     summary.count(rule.id, "new")
-                    acts.append((rule, detections[0], finding))
-            session.flush()  # the batch's new findings in one insert, then their actions
+                    acts.append((rule, detections[0], new))
+            # The actions first (they name the findings by id, and their outcome goes into
+            # the evidence), then the batch's new findings in one bulk insert.
             touched = self._act_all(session, acts, summary)
+            _insert_new(session, opened)
             # The scan's own actions are not new content: stamp them with the scan's time
             # so the next incremental scan (watermark = this scan's time) skips them.
             for start in range(0, len(touched), _IN_CHUNK):
@@ -153,7 +153,7 @@ class FindingRecorder:
                 actor=ACTOR,
                 action="finding.opened",
                 target_type="finding",
-                target_ids=opened,
+                target_ids=[new.finding_id for new in opened],
                 details={"scan_run": run_id},
                 key=key,
             )
@@ -203,7 +203,6 @@ class FindingRecorder:
 
     def _new_finding(
         self,
-        session: Session,
         run_id: int,
         fp: str,
         rule: Rule,
@@ -211,39 +210,41 @@ class FindingRecorder:
         views: dict[str, MemoryView],
         now: datetime,
         evidence: dict[str, Any] | None = None,
-    ) -> Finding:
+    ) -> _NewFinding:
+        """A new finding's row and memory links, inserted with the batch (:func:`_insert_new`)."""
         allowed = any(d.details.get("allowed_by_consent") for d in detections)
         if evidence is None:  # a finding that was not new when evidence was built: rare
             evidence = self._evidence(rule, detections, views)
-        finding = Finding(
-            finding_id=f"fnd_{ULID()}",
-            fingerprint=fp,
-            rule_id=rule.id,
-            category=rule.category,
-            severity=rule.severity,
-            status=FindingStatus.SUPPRESSED.value if allowed else FindingStatus.OPEN.value,
-            evidence=evidence,
-            first_seen=now,
-            last_seen=now,
-            scan_run_id=run_id,
-        )
-        if allowed:
-            finding.resolution = "allowed: the subject gave explicit consent for this category"
-            finding.resolved_by = ACTOR
-            finding.resolved_at = now
-        session.add(finding)
+        finding_id = f"fnd_{ULID()}"
+        row: dict[str, Any] = {
+            "finding_id": finding_id,
+            "fingerprint": fp,
+            "rule_id": rule.id,
+            "category": rule.category,
+            "severity": rule.severity,
+            "status": FindingStatus.SUPPRESSED.value if allowed else FindingStatus.OPEN.value,
+            "first_seen": now,
+            "last_seen": now,
+            "scan_run_id": run_id,
+            "resolution": (
+                "allowed: the subject gave explicit consent for this category" if allowed else None
+            ),
+            "resolved_by": ACTOR if allowed else None,
+            "resolved_at": now if allowed else None,
+        }
+        links: list[dict[str, Any]] = []
         seen: set[str] = set()
         for pos, mid in enumerate(detections[0].memory_ids):
             if mid in seen or mid not in views:
                 continue
             seen.add(mid)
-            session.add(FindingMemory(finding_id=finding.finding_id, memory_id=mid, position=pos))
-        return finding  # flushed with the batch (the unit of work inserts them together)
+            links.append({"finding_id": finding_id, "memory_id": mid, "position": pos})
+        return _NewFinding(finding_id, row, links, evidence)
 
     def _act_all(
         self,
         session: Session,
-        acts: Sequence[tuple[Rule, Detection, Finding]],
+        acts: Sequence[tuple[Rule, Detection, _NewFinding]],
         summary: ScanSummary,
     ) -> list[str]:
         """Apply the new findings' automatic actions in order; the memories they changed.
@@ -322,7 +323,7 @@ class FindingRecorder:
         session: Session,
         rule: Rule,
         detection: Detection,
-        finding: Finding,
+        finding: _NewFinding,
         summary: ScanSummary,
     ) -> list[str]:
         """A new finding's ``supersede`` action; the memories it changed (none: failed)."""
@@ -440,12 +441,33 @@ _IN_CHUNK = 500
 _TAKE_OUT = {"quarantine": MemoryStatus.QUARANTINED.value, "expire": MemoryStatus.EXPIRED.value}
 
 
+@dataclass
+class _NewFinding:
+    """A finding not stored yet: its row (without the evidence), its memory links and its
+    evidence, which the outcome of its automatic action is added to before the insert."""
+
+    finding_id: str
+    row: dict[str, Any]
+    links: list[dict[str, Any]]
+    evidence: dict[str, Any]
+
+
+def _insert_new(session: Session, new: Sequence[_NewFinding]) -> None:
+    """The batch's new findings, then their memory links: two bulk inserts."""
+    if not new:
+        return
+    session.execute(insert(Finding), [{**n.row, "evidence": n.evidence} for n in new])
+    links = [link for n in new for link in n.links]
+    if links:
+        session.execute(insert(FindingMemory), links)
+
+
 @dataclass(frozen=True)
 class _TakeOut:
     """A new finding's planned quarantine or expiry of its memories."""
 
     rule: Rule
-    finding: Finding
+    finding: _NewFinding
     memory_ids: list[str]
 
     @property
@@ -457,12 +479,14 @@ class _TakeOut:
         return f"rule {self.rule.id}, finding {self.finding.finding_id}"
 
 
-def _applied(rule: Rule, finding: Finding, summary: ScanSummary) -> None:
+def _applied(rule: Rule, finding: _NewFinding, summary: ScanSummary) -> None:
     summary.actions[rule.action] = summary.actions.get(rule.action, 0) + 1
     finding.evidence = {**finding.evidence, "action": {"wanted": rule.action, "applied": True}}
 
 
-def _not_applied(rule: Rule, finding: Finding, exc: LifecycleError, summary: ScanSummary) -> None:
+def _not_applied(
+    rule: Rule, finding: _NewFinding, exc: LifecycleError, summary: ScanSummary
+) -> None:
     summary.action_errors += 1
     finding.evidence = {
         **finding.evidence,
@@ -471,7 +495,7 @@ def _not_applied(rule: Rule, finding: Finding, exc: LifecycleError, summary: Sca
 
 
 def _load_acted_on(
-    session: Session, acts: Sequence[tuple[Rule, Detection, Finding]]
+    session: Session, acts: Sequence[tuple[Rule, Detection, _NewFinding]]
 ) -> list[Memory]:
     """Load, in a few queries, every memory the batch's automatic actions will change.
 
