@@ -99,3 +99,58 @@ def test_scope_gates_keep_every_scope_the_patterns_find() -> None:
         assert text_mod._scopes(text, lex) == want, text[:80]
         found += len(want)
     assert found > 50
+
+
+def test_judge_only_fields_are_read_on_demand_and_equal_the_readers() -> None:
+    """A profile reads its dates, numbers, negations, scopes and names only when the pair
+    judge asks (a memory with no candidate pair never pays for them), and what it then
+    reads is what the readers return on the fact."""
+    lex = text_mod.Lexicon.from_params({})
+    cues = text_mod.cue_sets_for(lex)
+    text = "Since 3 March 2024 I don't run more than 5 km after 18:00 at work, says Anna Berg."
+    prof = text_mod.build_profile(text, lex, cues)
+    lazy = ("dates", "numbers", "negations", "scopes", "universal", "hedged", "ko_roots", "proper")
+    assert not set(lazy) & set(vars(prof))
+    tokens = text_mod._tokens(text)
+    dates = text_mod._dates(text, tokens)
+    spans = [(d.start, d.end) for d in dates]
+    assert prof.dates == dates and dates
+    assert prof.numbers == text_mod._numbers(text, tokens, spans, False) + tuple(
+        text_mod._times(text, tokens)
+    )
+    assert prof.negations == text_mod._negations(text, tokens, False) and prof.negated
+    assert prof.scopes == text_mod._scopes(text, lex)
+    assert prof.proper == text_mod._proper_words(text, tokens) and prof.proper
+    ko = text_mod.build_profile("서울에 살지 않는다", lex, cues)
+    assert ko.ko_roots and ko.negations
+
+
+def test_a_pair_nobody_compares_leaves_its_profiles_unread() -> None:
+    from datetime import UTC, datetime
+
+    from auditor.config import Settings
+    from auditor.detectors.base import DetectContext, MemoryView
+    from auditor.detectors.contradiction import ContradictionDetector
+
+    det = ContradictionDetector({})
+    memories = [
+        MemoryView("m1", "user:a", "Bought a red kettle on 3 May 2024", "user", content_hash="h1"),
+        MemoryView(
+            "m2", "user:a", "Python 3.12 compiles faster than 3.11", "user", content_hash="h2"
+        ),
+    ]
+    det.analyze_group(memories, DetectContext(now=datetime.now(UTC), settings=Settings()))
+    first, second = det.profile("", "h1"), det.profile("", "h2")
+    assert first.text == memories[0].fact and second.text == memories[1].fact  # the cached ones
+    assert "dates" not in vars(first) and "numbers" not in vars(second)
+
+
+def test_hangul_alias_lookup_is_skipped_only_without_hangul() -> None:
+    """find_values tries the Hangul alias prefixes only in a fact with Hangul: never a
+    value lost (a Hangul token needs a Hangul fact), found in mixed facts too."""
+    lex = text_mod.Lexicon.from_params({})
+    mixed = "I moved from Busan, 지금은 서울에서 살아요"
+    values = {v[-1] for v in text_mod.find_values(mixed, text_mod._tokens(mixed), lex)}
+    assert "seoul" in values or "서울" in values, values
+    latin = "I moved from Busan to Seoul"
+    assert text_mod.find_values(latin, text_mod._tokens(latin), lex)

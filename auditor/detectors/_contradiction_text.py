@@ -250,27 +250,77 @@ class QuestionAnswer:
     choice: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Profile:
-    """What the pair judge knows about one fact."""
+    """What the pair judge knows about one fact.
+
+    The fields the candidate search reads (tokens, stems, bigrams, values, traits, the
+    question/answer reading) are read when the profile is built; the others are read from
+    the fact the first time the pair judge asks for them (cached properties of the same
+    functions), so a memory that meets no candidate pair, about a third of a realistic
+    store's, never pays for its dates, numbers, negations, scopes and names.
+    """
 
     tokens: tuple[Token, ...]
     stems: frozenset[str]
     bigrams: frozenset[str]
     values: tuple[ValueMention, ...]
-    numbers: tuple[NumberMention, ...]
-    dates: tuple[DateMention, ...]
     traits: tuple[TraitMention, ...]
     qa: QuestionAnswer | None
-    negations: tuple[tuple[int, int], ...]
-    scopes: frozenset[str]
-    universal: bool
-    hedged: bool
     hangul: bool
-    ko_roots: frozenset[str]
     question: bool
     length: int
-    proper: frozenset[str]
+    text: str = field(repr=False)
+    lex: Lexicon = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def dates(self) -> tuple[DateMention, ...]:
+        """Dates and periods named in the fact."""
+        return _dates(self.text, self.tokens)
+
+    @functools.cached_property
+    def numbers(self) -> tuple[NumberMention, ...]:
+        """Numbers outside the dates (with their units), then clock-time bounds."""
+        spans = [(d.start, d.end) for d in self.dates]
+        found = _numbers(self.text, self.tokens, spans, self.hangul)
+        return found + tuple(_times(self.text, self.tokens))
+
+    @functools.cached_property
+    def negations(self) -> tuple[tuple[int, int], ...]:
+        """Token ranges under a negation."""
+        return _negations(self.text, self.tokens, self.hangul)
+
+    @functools.cached_property
+    def scopes(self) -> frozenset[str]:
+        """Where a statement holds ("at work", "for side projects")."""
+        return _scopes(self.text, self.lex)
+
+    @functools.cached_property
+    def universal(self) -> bool:
+        """Whether the fact says always / never / every."""
+        return any(t.text in data.UNIVERSAL_WORDS for t in self.tokens)
+
+    @functools.cached_property
+    def hedged(self) -> bool:
+        """Whether the fact is hedged ("maybe", "I think")."""
+        low = self.text.lower()
+        return any(h in low for h in self.lex.hedges)
+
+    @functools.cached_property
+    def ko_roots(self) -> frozenset[str]:
+        """Roots of the Hangul content words outside negations."""
+        if not self.hangul:
+            return frozenset()
+        return frozenset(
+            ko_root(t.text)
+            for t in self.tokens
+            if t.content and is_hangul(t.text) and not _KO_NEG_TOKEN.search(t.text)
+        )
+
+    @functools.cached_property
+    def proper(self) -> frozenset[str]:
+        """Stems of capitalised words that are not a sentence's first (names, titles)."""
+        return _proper_words(self.text, self.tokens)
 
     @property
     def negated(self) -> bool:
@@ -580,6 +630,7 @@ def find_values(
     n = len(tokens)
     i = 0
     index = lex.alias_index
+    hangul = is_hangul(text)  # no Hangul in the fact, none in any of its tokens
     while i < n:
         hit: tuple[int, tuple[str, str]] | None = None
         widest = min(lex.max_alias_words, n - i) if tokens[i].text in lex.multi_first else 1
@@ -598,7 +649,7 @@ def find_values(
             if found is not None:
                 hit = (last, found)
                 break
-        if hit is None and is_hangul(tokens[i].text):
+        if hit is None and hangul and is_hangul(tokens[i].text):
             word = tokens[i].text
             found = lex.hangul_aliases.get(tokens[i].stem)
             if found is None:
@@ -1062,34 +1113,19 @@ def build_profile(text: str, lex: Lexicon, cue_sets: Mapping[str, frozenset[str]
             if len(run) == 1:
                 grams.add(run)
         bigrams = frozenset(grams)
-    dates = _dates(text, tokens)
-    date_spans = [(d.start, d.end) for d in dates]
-    low = text.lower()
     qa = _question_answer(text, lex)
     return Profile(
         tokens=tokens,
         stems=stems,
         bigrams=bigrams,
         values=_values(text, tokens, lex, hangul, cue_sets),
-        numbers=_numbers(text, tokens, date_spans, hangul) + tuple(_times(text, tokens)),
-        dates=dates,
         traits=_traits(text, tokens, lex, hangul),
         qa=qa,
-        negations=_negations(text, tokens, hangul),
-        scopes=_scopes(text, lex),
-        universal=any(t.text in data.UNIVERSAL_WORDS for t in tokens),
-        hedged=any(h in low for h in lex.hedges),
         hangul=hangul,
-        ko_roots=frozenset(
-            ko_root(t.text)
-            for t in tokens
-            if t.content and is_hangul(t.text) and not _KO_NEG_TOKEN.search(t.text)
-        )
-        if hangul
-        else frozenset(),
         question=qa is None and text.rstrip().endswith(("?", "？")),
         length=len(text),
-        proper=_proper_words(text, tokens),
+        text=text,
+        lex=lex,
     )
 
 
