@@ -177,6 +177,50 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
     assert handed == [2, 2, 2]  # enough for a forked one
 
 
+def test_the_pool_hands_out_the_biggest_shards_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards go out most memories first (then by number), counted from the store for the
+    run's own selection; every pending shard is handed out once."""
+    import json as json_module
+
+    from auditor.scan import scanner as scanner_module
+    from auditor.scan.workers import largest_first
+
+    corpus = tmp_path / "sized.jsonl"
+    subjects = 8 * scanner_module.SHARD_MIN_SUBJECTS  # enough for 8 shards
+    sizes = {f"user:s{k:04d}": 1 + k % 3 for k in range(subjects)}
+    sizes["user:big"] = 60
+    with corpus.open("w", encoding="utf-8") as fh:
+        for subject, n in sizes.items():
+            for i in range(n):
+                rec = {"memory_id": f"{subject[5:]}_{i}", "subject": subject, "fact": f"x {i}"}
+                fh.write(json_module.dumps(rec) + "\n")
+    db, _ = _store(tmp_path / "sized.db", corpus)
+    pack = load_pack(write_pack(tmp_path / "rules"))
+    scanner = Scanner(db, pack)
+    handed: list[list[int]] = []
+
+    def record_order(sc: Scanner, run_id: int, shards: Any, workers: int, **_: Any) -> bool:
+        order = largest_first(sc, run_id, shards)
+        handed.append(order)
+        for shard in order:
+            sc.scan_shard(run_id, shard)
+        return True
+
+    monkeypatch.setattr(scanner_module.scan_workers, "run_in_workers", record_order)
+    summary = scanner.run(full=True, workers=2, shards=8)
+    assert summary.complete and summary.memories_scanned == sum(sizes.values())
+    per_shard: dict[int, int] = {}
+    for subject, n in sizes.items():
+        shard = scanner_module.shard_of(subject, 8)
+        per_shard[shard] = per_shard.get(shard, 0) + n
+    assert scanner.shard_sizes(summary.run_id) == per_shard
+    want = sorted(range(8), key=lambda k: (-per_shard.get(k, 0), k))
+    assert handed == [want] and want[0] == scanner_module.shard_of("user:big", 8)
+    db.dispose()
+
+
 def test_two_workers_find_what_one_process_finds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

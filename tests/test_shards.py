@@ -379,3 +379,52 @@ def test_shards_that_could_not_be_queued_are_queued_again(
     assert result["status"] == "completed" and result["memories_scanned"] == total
     assert next(failures, None) is None  # the failing first attempt did happen
     db.dispose()
+
+
+@pytest.mark.pg
+def test_the_leader_queues_the_biggest_shards_first(
+    pg_schema_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replicas take shard jobs in the order they were queued: the leader queues a run's
+    shards most memories first (the order of auditor.scan.workers.largest_first)."""
+    import threading
+
+    from auditor.daemon.runner import JobContext, Metrics, run_job
+    from auditor.scan.shards import ShardQueue, ShardWorker
+
+    settings = load_settings(database_url=pg_schema_url, scan_shards=8)
+    db = Database(settings)
+    db.upgrade()
+    total = _store(db, tmp_path, 12 * SUBJECT_BATCH * 2)
+    queued: list[list[int]] = []
+    real_defer = ShardQueue.defer
+
+    def recording_defer(self: ShardQueue, run_id: int, shards: object) -> int:
+        queued.append(list(shards))  # type: ignore[call-overload]
+        return real_defer(self, run_id, queued[-1])
+
+    monkeypatch.setattr(ShardQueue, "defer", recording_defer)
+    ctx = JobContext(db, settings, Metrics(), stop=threading.Event())
+    ctx.queue = ShardQueue(db)
+    worker = ShardWorker(db, settings, ctx.stop)
+    assert worker.start()
+    give_up = threading.Timer(120, ctx.stop.set)
+    give_up.start()
+    try:
+        result = run_job("full_scan", ctx)
+    finally:
+        give_up.cancel()
+        worker.stop()
+        ctx.queue.close()
+    assert result["status"] == "completed" and result["memories_scanned"] == total
+    with db.session() as s:
+        subjects = Counter(s.scalars(select(Memory.subject)))
+        count = s.scalar(select(ScanRun.shard_count).where(ScanRun.id == result["run_id"]))
+    assert count is not None and count > 2
+    sizes: Counter[int] = Counter()
+    for subject, n in subjects.items():
+        sizes[shard_of(subject, count)] += n
+    assert queued and sorted(queued[0]) == list(range(count))
+    assert queued[0] == sorted(range(count), key=lambda k: (-sizes[k], k))
+    assert queued[0] != sorted(queued[0])  # synthetic shards differ in size: a real order
+    db.dispose()

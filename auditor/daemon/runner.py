@@ -228,6 +228,7 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
     """Start a scan (or resume run ``resume``), get its shards done, report the run."""
     from auditor.scan.runs import DISPATCH_DAEMON, DISPATCH_QUEUE
     from auditor.scan.scanner import Scanner
+    from auditor.scan.workers import largest_first
 
     judge = _judge(ctx)
     pack = load_pack(ctx.settings.rules_dir)  # re-read: operators tune rules without restarts
@@ -238,7 +239,9 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
     else:
         run_id = resume
     if ctx.queue is not None:
-        _defer_pending(ctx, run_id)
+        # the first time biggest shards first (replicas take jobs in the order queued: see
+        # auditor.scan.workers.largest_first); a re-queue later needs no order
+        _defer_pending(ctx, run_id, first=lambda shards: largest_first(scanner, run_id, shards))
         last = time.monotonic()
 
         def on_poll() -> None:
@@ -299,18 +302,23 @@ def _scan(ctx: JobContext, full: bool, resume: int | None = None) -> dict[str, A
     }
 
 
-def _defer_pending(ctx: JobContext, run_id: int) -> None:
+def _defer_pending(
+    ctx: JobContext,
+    run_id: int,
+    first: Callable[[Sequence[int]], Sequence[int]] | None = None,
+) -> None:
+    """Queue the run's pending shards (in the order ``first`` gives them, if given)."""
     assert ctx.queue is not None
     try:
         with ctx.db.session() as session:
             pending = list(
                 session.scalars(
-                    select(ScanShard.shard).where(
-                        ScanShard.run_id == run_id, ScanShard.status == "pending"
-                    )
+                    select(ScanShard.shard)
+                    .where(ScanShard.run_id == run_id, ScanShard.status == "pending")
+                    .order_by(ScanShard.shard)
                 )
             )
-        ctx.queue.defer(run_id, pending)
+        ctx.queue.defer(run_id, first(pending) if first is not None else pending)
     except (StoreError, ProcrastinateError) as exc:  # the database away: the next poll
         log.warning("shards_not_queued", run_id=run_id, error_type=type(exc).__name__)
 

@@ -333,6 +333,19 @@ class Scanner:
             q = select(func.count()).select_from(Memory)
             return int(session.scalar(q if where is None else q.where(where)) or 0)
 
+    def shard_sizes(self, run_id: int) -> dict[int, int]:
+        """Shard -> how many memories of the run it holds (shards without any are absent)."""
+        with self.db.session() as session:
+            found, where = self._run_filter(session, run_id)
+            run = session.get(ScanRun, run_id)
+            if not found or run is None:
+                return {}
+            q = select(Memory.subject, func.count()).group_by(Memory.subject)
+            sizes: dict[int, int] = defaultdict(int)
+            for subject, n in session.execute(q if where is None else q.where(where)):
+                sizes[shard_of(subject, run.shard_count)] += int(n)
+            return dict(sizes)
+
     def sample_facts(self, run_id: int, n: int) -> list[str]:
         """Up to ``n`` facts of the memories a run scans, in content-hash order (a spread)."""
         with self.db.session() as session:

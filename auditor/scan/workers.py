@@ -77,6 +77,7 @@ __all__ = [
     "can_fork",
     "can_use_workers",
     "fork_is_safe",
+    "largest_first",
     "run_in_workers",
     "stop_on_signals",
     "worker_count",
@@ -471,6 +472,19 @@ class _Pool:
         self.fill()
 
 
+def largest_first(scanner: Scanner, run_id: int, shards: Sequence[int]) -> list[int]:
+    """The shards in the order the pool hands them out: most memories first, then by number.
+
+    Each process takes the next shard when it is done with one, so the run ends when the
+    last shard handed out ends; handing out the big ones first leaves the small ones for
+    the end, and the processes finish close together instead of one waiting for another's
+    big last shard (the longest-processing-time-first rule). Only the order changes: every
+    shard is still scanned once, by whoever takes it.
+    """
+    sizes = scanner.shard_sizes(run_id)
+    return sorted(shards, key=lambda shard: (-sizes.get(shard, 0), shard))
+
+
 def run_in_workers(
     scanner: Scanner,
     run_id: int,
@@ -495,7 +509,7 @@ def run_in_workers(
         rules_root=str(scanner.pack.root),
         size=workers,
         progress=progress,
-        todo=deque(shards),
+        todo=deque(largest_first(scanner, run_id, shards)),
     )
     if workers > 1 and fork_is_safe(scanner.db):
         # built here once, inherited by the forked workers (each would build its own)
