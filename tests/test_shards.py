@@ -17,6 +17,7 @@ import urllib.request
 from collections import Counter
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -336,18 +337,37 @@ def test_a_replica_killed_mid_shard_and_the_run_still_completes(
     db.dispose()
 
 
+def _full_scan_by_one_replica(db: Database, settings: Any) -> dict[str, Any]:
+    """A full-scan job led here, its shards queued and scanned by one replica's worker
+    (a thread of this process)."""
+    import threading
+
+    from auditor.daemon.runner import JobContext, Metrics, run_job
+    from auditor.scan.shards import ShardQueue, ShardWorker
+
+    ctx = JobContext(db, settings, Metrics(), stop=threading.Event())
+    ctx.queue = ShardQueue(db)
+    worker = ShardWorker(db, settings, ctx.stop)
+    assert worker.start()
+    give_up = threading.Timer(120, ctx.stop.set)  # a regression fails here, not hangs
+    give_up.start()
+    try:
+        return run_job("full_scan", ctx)
+    finally:
+        give_up.cancel()
+        worker.stop()
+        ctx.queue.close()
+
+
 @pytest.mark.pg
 def test_shards_that_could_not_be_queued_are_queued_again(
     pg_schema_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The database refuses the first queuing of a run's shards: the leader's wait loop
     queues them again, and the run completes."""
-    import threading
-
     from procrastinate.exceptions import ConnectorException
 
-    from auditor.daemon.runner import JobContext, Metrics, run_job
-    from auditor.scan.shards import ShardQueue, ShardWorker
+    from auditor.scan.shards import ShardQueue
 
     settings = load_settings(
         database_url=pg_schema_url, worker_stall_seconds=1, worker_heartbeat_seconds=0.5
@@ -364,18 +384,7 @@ def test_shards_that_could_not_be_queued_are_queued_again(
         return real_defer(self, run_id, shards)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ShardQueue, "defer", flaky_defer)
-    ctx = JobContext(db, settings, Metrics(), stop=threading.Event())
-    ctx.queue = ShardQueue(db)
-    worker = ShardWorker(db, settings, ctx.stop)
-    assert worker.start()
-    give_up = threading.Timer(120, ctx.stop.set)  # a regression fails here, not hangs
-    give_up.start()
-    try:
-        result = run_job("full_scan", ctx)
-    finally:
-        give_up.cancel()
-        worker.stop()
-        ctx.queue.close()
+    result = _full_scan_by_one_replica(db, settings)
     assert result["status"] == "completed" and result["memories_scanned"] == total
     assert next(failures, None) is None  # the failing first attempt did happen
     db.dispose()
@@ -387,10 +396,7 @@ def test_the_leader_queues_the_biggest_shards_first(
 ) -> None:
     """Replicas take shard jobs in the order they were queued: the leader queues a run's
     shards most memories first (the order of auditor.scan.workers.largest_first)."""
-    import threading
-
-    from auditor.daemon.runner import JobContext, Metrics, run_job
-    from auditor.scan.shards import ShardQueue, ShardWorker
+    from auditor.scan.shards import ShardQueue
 
     settings = load_settings(database_url=pg_schema_url, scan_shards=8)
     db = Database(settings)
@@ -404,18 +410,7 @@ def test_the_leader_queues_the_biggest_shards_first(
         return real_defer(self, run_id, queued[-1])
 
     monkeypatch.setattr(ShardQueue, "defer", recording_defer)
-    ctx = JobContext(db, settings, Metrics(), stop=threading.Event())
-    ctx.queue = ShardQueue(db)
-    worker = ShardWorker(db, settings, ctx.stop)
-    assert worker.start()
-    give_up = threading.Timer(120, ctx.stop.set)
-    give_up.start()
-    try:
-        result = run_job("full_scan", ctx)
-    finally:
-        give_up.cancel()
-        worker.stop()
-        ctx.queue.close()
+    result = _full_scan_by_one_replica(db, settings)
     assert result["status"] == "completed" and result["memories_scanned"] == total
     with db.session() as s:
         subjects = Counter(s.scalars(select(Memory.subject)))
