@@ -979,8 +979,8 @@ def test_formatting_requests_are_not_leaks_or_personas(text: str, attack: bool) 
 def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> None:
     """Patterns are found from the needles present (not by testing each pattern): on the
     corpora's texts the detector's pattern hits are those of the plain loop."""
-    from auditor.detectors import injection as injection_module
     from auditor.detectors._injection_patterns import needle_index
+    from auditor.detectors.injection_text import _normalise
 
     pool = train_texts()
     det = InjectionDetector({})
@@ -1012,7 +1012,7 @@ def test_the_needle_index_picks_the_patterns_a_loop_over_all_of_them_picks() -> 
 
     compared = hit = 0
     for p in pool[::3]:
-        norm = injection_module._normalise(p.fact)
+        norm = _normalise(p.fact)
         for patterns in (det._patterns, det._strong_patterns):
             got = [(h.pattern, h.start, h.end) for h in det._match(norm, patterns)]
             assert got == every_pattern(norm, patterns), p.memory_id
