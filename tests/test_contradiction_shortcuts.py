@@ -9,6 +9,8 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from auditor.detectors import _contradiction_data as data
+from auditor.detectors import _contradiction_profile as profile_mod
+from auditor.detectors import _contradiction_quantities as quantities_mod
 from auditor.detectors import _contradiction_text as text_mod
 from auditor.detectors import contradiction_frames as frames_mod
 
@@ -81,7 +83,7 @@ def test_scope_gates_keep_every_scope_the_patterns_find() -> None:
 
     from auditor.tools.realistic import corpora_roots, train_pool
 
-    lex = text_mod.Lexicon.from_params({})
+    lex = profile_mod.Lexicon.from_params({})
     ungated = replace(lex)
     object.__setattr__(ungated, "scope_gates", tuple(None for _ in lex.scope_gates))
     assert sum(g is not None for g in lex.scope_gates) >= 4
@@ -95,8 +97,8 @@ def test_scope_gates_keep_every_scope_the_patterns_find() -> None:
     texts = [p.fact for p in train_pool(corpora_roots(None))[::3]] + odd
     found = 0
     for text in texts:
-        want = text_mod._scopes(text, ungated)
-        assert text_mod._scopes(text, lex) == want, text[:80]
+        want = profile_mod._scopes(text, ungated)
+        assert profile_mod._scopes(text, lex) == want, text[:80]
         found += len(want)
     assert found > 50
 
@@ -105,23 +107,23 @@ def test_judge_only_fields_are_read_on_demand_and_equal_the_readers() -> None:
     """A profile reads its dates, numbers, negations, scopes and names only when the pair
     judge asks (a memory with no candidate pair never pays for them), and what it then
     reads is what the readers return on the fact."""
-    lex = text_mod.Lexicon.from_params({})
-    cues = text_mod.cue_sets_for(lex)
+    lex = profile_mod.Lexicon.from_params({})
+    cues = profile_mod.cue_sets_for(lex)
     text = "Since 3 March 2024 I don't run more than 5 km after 18:00 at work, says Anna Berg."
-    prof = text_mod.build_profile(text, lex, cues)
+    prof = profile_mod.build_profile(text, lex, cues)
     lazy = ("dates", "numbers", "negations", "scopes", "universal", "hedged", "ko_roots", "proper")
     assert not set(lazy) & set(vars(prof))
     tokens = text_mod._tokens(text)
-    dates = text_mod._dates(text, tokens)
+    dates = quantities_mod._dates(text, tokens)
     spans = [(d.start, d.end) for d in dates]
     assert prof.dates == dates and dates
-    assert prof.numbers == text_mod._numbers(text, tokens, spans, False) + tuple(
-        text_mod._times(text, tokens)
+    assert prof.numbers == quantities_mod._numbers(text, tokens, spans, False) + tuple(
+        quantities_mod._times(text, tokens)
     )
     assert prof.negations == text_mod._negations(text, tokens, False) and prof.negated
-    assert prof.scopes == text_mod._scopes(text, lex)
-    assert prof.proper == text_mod._proper_words(text, tokens) and prof.proper
-    ko = text_mod.build_profile("서울에 살지 않는다", lex, cues)
+    assert prof.scopes == profile_mod._scopes(text, lex)
+    assert prof.proper == profile_mod._proper_words(text, tokens) and prof.proper
+    ko = profile_mod.build_profile("서울에 살지 않는다", lex, cues)
     assert ko.ko_roots and ko.negations
 
 
@@ -148,9 +150,9 @@ def test_a_pair_nobody_compares_leaves_its_profiles_unread() -> None:
 def test_hangul_alias_lookup_is_skipped_only_without_hangul() -> None:
     """find_values tries the Hangul alias prefixes only in a fact with Hangul: never a
     value lost (a Hangul token needs a Hangul fact), found in mixed facts too."""
-    lex = text_mod.Lexicon.from_params({})
+    lex = profile_mod.Lexicon.from_params({})
     mixed = "I moved from Busan, 지금은 서울에서 살아요"
-    values = {v[-1] for v in text_mod.find_values(mixed, text_mod._tokens(mixed), lex)}
+    values = {v[-1] for v in profile_mod.find_values(mixed, text_mod._tokens(mixed), lex)}
     assert "seoul" in values or "서울" in values, values
     latin = "I moved from Busan to Seoul"
-    assert text_mod.find_values(latin, text_mod._tokens(latin), lex)
+    assert profile_mod.find_values(latin, text_mod._tokens(latin), lex)

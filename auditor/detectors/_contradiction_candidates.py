@@ -22,7 +22,7 @@ import heapq
 import math
 from collections.abc import Sequence
 
-from auditor.detectors._contradiction_text import Profile
+from auditor.detectors._contradiction_profile import Profile
 
 __all__ = ["candidate_pairs", "index_keys"]
 

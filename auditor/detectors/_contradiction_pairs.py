@@ -32,17 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.detectors import _contradiction_data as data
-from auditor.detectors._contradiction_text import (
-    DateMention,
+from auditor.detectors._contradiction_profile import (
     Lexicon,
     Profile,
     QuestionAnswer,
     find_values,
-    jaccard,
-    negated_at,
-    stem,
-    token_at,
 )
+from auditor.detectors._contradiction_quantities import DateMention
+from auditor.detectors._contradiction_text import jaccard, negated_at, stem, token_at
 
 __all__ = ["PairSignal", "Signal", "judge_pair", "similarity"]
 

@@ -62,7 +62,7 @@ import structlog
 from auditor.config import tier_rank
 from auditor.detectors._contradiction_candidates import candidate_pairs as _index_candidates
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
-from auditor.detectors._contradiction_text import Lexicon, Profile, build_profile, cue_sets_for
+from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import (
     different_things,
