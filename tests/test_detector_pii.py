@@ -281,6 +281,27 @@ def test_analyzer_is_built_once_per_configuration() -> None:
     assert build("pii", {}) is build("pii", {})
 
 
+def test_the_built_analyzer_has_done_its_first_text_work(detector: PiiDetector) -> None:
+    """Building the detector compiles every Presidio pattern with its recognizer's flags and
+    builds the e-mail check's suffix trie, so that a forked scan worker inherits both."""
+    from auditor.detectors.pii_presidio import PatternRecognizer
+    from auditor.detectors.pii_recognizers import _TLD_EXTRACTOR
+
+    recognizers = [
+        r for r in detector._analyzer.registry.recognizers if isinstance(r, PatternRecognizer)
+    ]
+    patterns = [(r, p) for r in recognizers for p in r.patterns]
+    assert len(patterns) > 50
+    for recognizer, pattern in patterns:
+        assert pattern.compiled_regex is not None, pattern.name
+        assert pattern.compiled_with_flags == recognizer.global_regex_flags, pattern.name
+    assert _TLD_EXTRACTOR._extractor is not None
+    # the prepared patterns are the ones Presidio matches with: no compile on the first text
+    before = {id(p): p.compiled_regex for _, p in patterns}
+    assert found(detector, "write to jane.roe@example.com or call 415-555-0132")
+    assert all(p.compiled_regex is before[id(p)] for _, p in patterns)
+
+
 def test_concurrent_analysis_gives_the_same_results(detector: PiiDetector) -> None:
     texts = SENSITIVE_TEXTS * 4
     expected = [[(d.entity, d.spans) for d in detector.analyze(view(t), CTX)] for t in texts]

@@ -84,6 +84,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
 from auditor.detectors import _pii_terms as terms
 from auditor.detectors._literals import min_digits
 from auditor.detectors.base import (
@@ -122,6 +124,7 @@ from auditor.detectors.pii_presidio import (
     Language,
     NhsRecognizer,
     OrderedRecognizerRegistry,
+    PatternRecognizer,
     RecognizerResult,
     SpacyRecognizer,
     UkNinoRecognizer,
@@ -357,6 +360,7 @@ def _build_analyzer(key: _EngineKey) -> AnalyzerEngine:
         registry.add_recognizer(
             SpacyRecognizer(supported_language="en", supported_entities=list(NER_ENTITIES))
         )
+    _prepare(registry)
     return AnalyzerEngine(
         registry=registry,
         nlp_engine=nlp_engine,
@@ -367,6 +371,24 @@ def _build_analyzer(key: _EngineKey) -> AnalyzerEngine:
             context_suffix_count=CONTEXT_SUFFIX_WORDS,
         ),
     )
+
+
+def _prepare(registry: OrderedRecognizerRegistry) -> None:
+    """Do now what Presidio and tldextract would do on the first text: compile each
+    pattern with the flags its recognizer matches with (as Presidio does on first use, with
+    the same ``regex`` module) and build the e-mail check's suffix trie.
+
+    The work is the same, only earlier: a scan worker forked after the detectors are built
+    inherits it instead of paying it again (a fifth of a second here)."""
+    for recognizer in registry.recognizers:
+        if not isinstance(recognizer, PatternRecognizer):
+            continue
+        flags = recognizer.global_regex_flags
+        for pattern in recognizer.patterns:
+            if not pattern.compiled_regex or pattern.compiled_with_flags != flags:
+                pattern.compiled_with_flags = flags
+                pattern.compiled_regex = regex.compile(pattern.regex, flags=flags)
+    _TLD_EXTRACTOR("example.com")  # the trie of the bundled public-suffix snapshot
 
 
 _ENGINES: dict[_EngineKey, AnalyzerEngine] = {}
