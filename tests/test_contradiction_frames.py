@@ -312,3 +312,18 @@ def test_weak_frame_candidates_go_to_the_judge_only() -> None:
     no = _Judge("compatible", 0.9)
     assert ContradictionDetector().analyze_group(_views(*facts), _judge_ctx(no)) == []
     assert no.hints == ["value_conflict"]
+
+
+def test_a_facts_frames_are_read_from_four_sentences_once() -> None:
+    """Only the first four sentences are read (the rest of a long fact costs nothing), the
+    spans of later sentences point into the fact, and a fact read again (blocking, then each
+    candidate pair) shares its first reading."""
+    four = (
+        "The office is in Seoul. The meeting lasts 30 minutes. The team uses Notion. "
+        "The project is licensed under MIT."
+    )
+    long = four + " The database runs on Postgres." * 50
+    frames = frames_of(long)
+    assert frames == frames_of(four)
+    assert [long[f.span[0] : f.span[1]] for f in frames] == ["Seoul", "30 minutes", "Notion", "MIT"]
+    assert frames_of(long) is frames

@@ -555,12 +555,14 @@ def frames_of(text: str) -> tuple[Frame, ...]:
     """
     out: list[Frame] = []
     offset = 0
-    for part in _SENTENCE.split(text)[:_MAX_FRAMES]:
+    make = tuple.__new__  # Tok(...) without the named tuple's Python-level __new__
+    # the text past the fourth sentence is never read: split no further than that
+    for part in _SENTENCE.split(text, maxsplit=_MAX_FRAMES)[:_MAX_FRAMES]:
         pos = text.find(part, offset)
         offset = pos + len(part) if pos >= 0 else offset
         toks: Sequence[Tok] = _tokens(part)
         if pos > 0:
-            toks = [Tok(t.low, t.key, t.start + pos, t.end + pos) for t in toks]
+            toks = [make(Tok, (t.low, t.key, t.start + pos, t.end + pos)) for t in toks]
         if len(toks) < 2:
             continue
         ko = any(_is_hangul(t.low) for t in toks)
