@@ -185,6 +185,7 @@ def test_the_pool_hands_out_the_biggest_shards_first(
     import json as json_module
 
     from auditor.scan import scanner as scanner_module
+    from auditor.scan.selection import shard_of
     from auditor.scan.workers import largest_first
 
     corpus = tmp_path / "sized.jsonl"
@@ -213,11 +214,11 @@ def test_the_pool_hands_out_the_biggest_shards_first(
     assert summary.complete and summary.memories_scanned == sum(sizes.values())
     per_shard: dict[int, int] = {}
     for subject, n in sizes.items():
-        shard = scanner_module.shard_of(subject, 8)
+        shard = shard_of(subject, 8)
         per_shard[shard] = per_shard.get(shard, 0) + n
     assert scanner.shard_sizes(summary.run_id) == per_shard
     want = sorted(range(8), key=lambda k: (-per_shard.get(k, 0), k))
-    assert handed == [want] and want[0] == scanner_module.shard_of("user:big", 8)
+    assert handed == [want] and want[0] == shard_of("user:big", 8)
     db.dispose()
 
 

@@ -25,7 +25,8 @@ from sqlalchemy import select
 from auditor.config import DEFAULT_SCHEDULE, load_settings
 from auditor.errors import ConfigError
 from auditor.rulepack.pack import load_pack
-from auditor.scan.scanner import SUBJECT_BATCH, Scanner, shard_of
+from auditor.scan.scanner import SUBJECT_BATCH, Scanner
+from auditor.scan.selection import shard_of
 from auditor.scan.shards import uses_queue
 from auditor.sources.files import open_source
 from auditor.sources.importer import Importer

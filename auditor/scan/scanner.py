@@ -4,7 +4,8 @@
   (``changed_at``), memories whose ``expires_at`` passed since then, and, for rules that
   compare memories of a subject (contradictions, duplicates, chains), every memory of each
   subject that has a changed memory. **Full** on demand, and automatically when the rule
-  pack changed since the last scan (its hash is part of the watermark).
+  pack changed since the last scan (its hash is part of the watermark). The selection and
+  what a batch reads are in :mod:`auditor.scan.selection`.
 * Findings are deduplicated by fingerprint across runs: a re-scan of an unchanged store
   creates nothing. A finding whose memory changed or no longer triggers the rule is
   resolved automatically (with an audit event); a finding a reviewer dismissed stays
@@ -13,16 +14,16 @@
   same transaction as the finding that caused them, so they are applied exactly once.
 * Every scan is recorded: counts per rule, errors (a detector crashing on one memory is an
   error for that memory and rule; the scan goes on), rule-pack hash, duration.
-* **Shards.** A run is split into shards by a hash of the subject (:func:`shard_of`). A shard
-  is scanned in batches of subjects; each batch commits its findings, actions and the
-  shard's cursor and counts in one transaction, under the shard's owner token. A shard
-  taken over after a crash resumes after its cursor: every memory is scanned exactly once
-  per run. The run is complete when all its shards are; whoever finishes the last shard
-  writes the run's totals and moves the watermark. :meth:`Scanner.run` runs the shards in
-  this process and, with ``scan_workers`` above 1 (default: one per core), in worker
-  processes (``auditor.scan.workers``); the daemon on PostgreSQL hands them to any replica
-  (``auditor.scan.shards``). A run whose process was killed is closed as ``interrupted`` by the
-  next scan (``auditor.scan.stale``).
+* **Shards.** A run is split into shards by a hash of the subject
+  (:func:`~auditor.scan.selection.shard_of`). A shard is scanned in batches of subjects; each
+  batch commits its findings, actions and the shard's cursor and counts in one transaction,
+  under the shard's owner token. A shard taken over after a crash resumes after its cursor:
+  every memory is scanned exactly once per run. The run is complete when all its shards are;
+  whoever finishes the last shard writes the run's totals and moves the watermark.
+  :meth:`Scanner.run` runs the shards in this process and, with ``scan_workers`` above 1
+  (default: one per core), in worker processes (``auditor.scan.workers``); the daemon on
+  PostgreSQL hands them to any replica (``auditor.scan.shards``). A run whose process was
+  killed is closed as ``interrupted`` by the next scan (``auditor.scan.stale``).
 * **Big subjects in windows.** Memory is bounded by the batch, not by the largest subject:
   a subject of more than ``SUBJECT_WINDOW`` (2,000) memories is scanned in chunks of that
   many, in memory-id order; each chunk commits with the cursor ``subject\x1flast id`` (the
@@ -43,17 +44,16 @@ import bisect
 import copy
 import functools
 import gc
-import hashlib
 import os
 import socket
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from ulid import ULID
 
@@ -77,10 +77,17 @@ from auditor.scan.runs import (
     close_run,
     merge_counts,
 )
+from auditor.scan.selection import (
+    _VIEW_COLUMNS,
+    _changed_filter,
+    _consents,
+    _Selection,
+    _Window,
+    shard_of,
+)
 from auditor.scan.stale import reap_stale_runs
 from auditor.store.db import Database
 from auditor.store.models import (
-    Consent,
     Memory,
     ScanRun,
     ScanShard,
@@ -88,32 +95,10 @@ from auditor.store.models import (
 )
 from auditor.store.types import utcnow
 
-__all__ = ["Scanner", "ShardLost", "ShardOutcome", "shard_of"]
+__all__ = ["Scanner", "ShardLost", "ShardOutcome"]
 
 log = structlog.get_logger(__name__)
 
-#: Columns read into :class:`MemoryView` (memory_id first).
-_VIEW_COLUMNS = (
-    "memory_id",
-    "subject",
-    "fact",
-    "trust_tier",
-    "namespace",
-    "kind",
-    "category",
-    "source_type",
-    "source_uri",
-    "status",
-    "supersedes",
-    "created_at",
-    "updated_at",
-    "expires_at",
-    "confidence",
-    "content_hash",
-    "origin",
-    "access_count",
-    "extra",
-)
 SUBJECT_BATCH = 200
 #: The fewest subjects a shard is made for: small enough that a store of a few hundred
 #: subjects still splits into several shards (so worker processes, which start a few seconds
@@ -126,12 +111,6 @@ SUBJECT_WINDOW = 2000
 WINDOW_OVERLAP = 500
 
 Progress = Callable[[int], None]
-
-
-def shard_of(subject: str, shards: int) -> int:
-    """The shard a subject belongs to: a stable hash of the subject, modulo ``shards``."""
-    digest = hashlib.blake2b(subject.encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % shards
 
 
 class ShardLost(MemauditError):
@@ -150,13 +129,6 @@ class ShardOutcome:
     memories_scanned: int = 0
 
 
-@dataclass
-class _Selection:
-    full: bool
-    since: datetime | None
-    now: datetime
-
-
 @dataclass(frozen=True)
 class _ShardJob:
     """Who scans which shard of which run, and how: what every unit of a shard needs."""
@@ -166,18 +138,6 @@ class _ShardJob:
     owner: str
     sel: _Selection
     progress: Progress | None
-
-
-class _Window:
-    """One window of a big subject: ``ids`` loaded (the overlap, then the chunk), in
-    memory-id order; ``chunk`` the memories this window evaluates; ``first``: no overlap."""
-
-    __slots__ = ("chunk", "first", "ids")
-
-    def __init__(self, ids: list[str], chunk: list[str], first: bool) -> None:
-        self.ids = ids
-        self.chunk = frozenset(chunk)
-        self.first = first
 
 
 def worker_name() -> str:
@@ -290,7 +250,7 @@ class Scanner:
         with self.db.session() as session:
             q = select(func.count(func.distinct(Memory.subject)))
             if not selection.full:
-                q = q.where(self._changed_filter(selection))
+                q = q.where(_changed_filter(selection))
             subjects = int(session.scalar(q) or 0)
         count = max(1, min(wanted, -(-subjects // SHARD_MIN_SUBJECTS)))
         with self.db.write() as session:
@@ -361,7 +321,7 @@ class Scanner:
         if run is None:
             return False, None
         sel = _Selection(run.mode != "incremental", run.since, run.started_at)
-        return True, None if sel.full else self._changed_filter(sel)
+        return True, None if sel.full else _changed_filter(sel)
 
     def execute(
         self,
@@ -689,18 +649,11 @@ class Scanner:
         since = datetime.fromisoformat(str(mark.position))
         return _Selection(False, since, now)
 
-    def _changed_filter(self, sel: _Selection) -> Any:
-        assert sel.since is not None
-        return or_(
-            Memory.changed_at > sel.since,
-            (Memory.expires_at > sel.since) & (Memory.expires_at <= sel.now),
-        )
-
     def _subjects(self, sel: _Selection) -> list[str]:
         with self.db.session() as session:
             q = select(Memory.subject).distinct().order_by(Memory.subject)
             if not sel.full:
-                q = q.where(self._changed_filter(sel))
+                q = q.where(_changed_filter(sel))
             return list(session.scalars(q))
 
     # -- one batch of subjects -------------------------------------------------------------
@@ -742,7 +695,7 @@ class Scanner:
                 changed_ids = set(
                     session.scalars(
                         select(Memory.memory_id).where(
-                            Memory.subject.in_(subjects), self._changed_filter(sel)
+                            Memory.subject.in_(subjects), _changed_filter(sel)
                         )
                     )
                 )
@@ -803,17 +756,3 @@ class Scanner:
         with self.db.session() as session:
             m = session.get(Memory, memory_id)
             return MemoryView.from_model(m) if m is not None else None
-
-
-def _consents(
-    session: Session, subjects: Iterable[str], now: datetime
-) -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = defaultdict(set)
-    for subject, category, revoked in session.execute(
-        select(Consent.subject, Consent.category, Consent.revoked_at).where(
-            Consent.subject.in_(list(subjects))
-        )
-    ):
-        if revoked is None or revoked > now:
-            out[subject].add(category)
-    return {k: frozenset(v) for k, v in out.items()}
