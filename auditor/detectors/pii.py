@@ -384,7 +384,11 @@ def _prepare(registry: OrderedRecognizerRegistry) -> None:
         if not isinstance(recognizer, PatternRecognizer):
             continue
         flags = recognizer.global_regex_flags
-        for pattern in recognizer.patterns:
+        if flags is None:
+            continue  # no flags of its own: Presidio compiles with the caller's, on first use
+        # Presidio types neither the list nor a Pattern's compiled fields (None until used)
+        patterns: list[Any] = recognizer.patterns  # type: ignore[has-type]
+        for pattern in patterns:
             if not pattern.compiled_regex or pattern.compiled_with_flags != flags:
                 pattern.compiled_with_flags = flags
                 pattern.compiled_regex = regex.compile(pattern.regex, flags=flags)
