@@ -356,7 +356,7 @@ class _Opened:
 def test_api_read_agrees_with_the_files_and_never_calls_an_llm(
     store: Store, tmp_path: Path
 ) -> None:
-    from auditor.sources.live.mem0 import NoLLM
+    from auditor.sources.live.mem0_store import NoLLM
 
     with _Opened(store, tmp_path, read_via="files") as conn:
         files = _pull(conn)
@@ -532,7 +532,7 @@ def test_missing_files_are_input_errors(tmp_path: Path) -> None:
 def test_unpickler_refuses_foreign_objects() -> None:
     import pickle
 
-    from auditor.sources.live.mem0 import _unpickle
+    from auditor.sources.live.mem0_files import _unpickle
 
     class Evil:
         def __reduce__(self) -> tuple[Any, ...]:
