@@ -36,9 +36,8 @@ from auditor.errors import InputError
 from auditor.records import parse_record
 from auditor.sources.live import SourceConfig, open_connector
 from auditor.sources.live.base import memory_id_for
-from auditor.sources.live.langgraph import (
-    LangGraphPostgresConnector,
-    LangGraphSqliteConnector,
+from auditor.sources.live.langgraph import LangGraphPostgresConnector, LangGraphSqliteConnector
+from auditor.sources.live.langgraph_values import (
     SubjectRule,
     item_external_id,
     memory_text,
