@@ -10,8 +10,8 @@ It seeds a scratch store with bulk inserts (SQLAlchemy Core: 20,000 memories of 
 subjects, N findings, 70% of them open, first seen over 90 days, one memory each and a
 second one for every tenth), signs an officer in, then times
 
-(a) ``auditor.access.officer.review_queue``: the first page (50 open findings, newest first), as the
-    page asks for it, and with a severity filter and a severity sort;
+(a) ``auditor.access.officer_findings.review_queue``: the first page (50 open findings, newest
+    first), as the page asks for it, and with a severity filter and a severity sort;
 (b) the dashboard's review-queue page rendered by ``streamlit.testing.v1.AppTest`` (the
     whole script: sign-in check, filters, the service call, the table and the forms).
 
@@ -140,8 +140,8 @@ def main() -> int:
     from streamlit.testing.v1 import AppTest
 
     from auditor.access import accounts
-    from auditor.access import officer as access
-    from auditor.access.officer import QueueFilter
+    from auditor.access import officer_findings as access_findings
+    from auditor.access.officer_findings import QueueFilter
     from auditor.config import load_settings
     from auditor.store.db import Database
 
@@ -155,21 +155,24 @@ def main() -> int:
     accounts.add_user(db, "bench-officer", role="officer", password=PASSWORD, by="bench")
     actor = accounts.authenticate(db, "bench-officer", PASSWORD)
 
-    page = access.review_queue(db, actor)
+    page = access_findings.review_queue(db, actor)
     print(f"open findings: {page.total:,}; first page: {len(page.rows)} rows")
     print("\n(a) access.review_queue, first page of 50")
     cases: list[tuple[str, Callable[[], Any]]] = [
-        ("open, newest first (the page's default)", lambda: access.review_queue(db, actor)),
+        (
+            "open, newest first (the page's default)",
+            lambda: access_findings.review_queue(db, actor),
+        ),
         (
             "open, severity high",
-            lambda: access.review_queue(db, actor, QueueFilter(severity="high")),
+            lambda: access_findings.review_queue(db, actor, QueueFilter(severity="high")),
         ),
-        ("open, by severity", lambda: access.review_queue(db, actor, sort="-severity")),
+        ("open, by severity", lambda: access_findings.review_queue(db, actor, sort="-severity")),
         (
             "open, one subject",
-            lambda: access.review_queue(db, actor, QueueFilter(subject="user:42")),
+            lambda: access_findings.review_queue(db, actor, QueueFilter(subject="user:42")),
         ),
-        ("every status", lambda: access.review_queue(db, actor, QueueFilter(status=None))),
+        ("every status", lambda: access_findings.review_queue(db, actor, QueueFilter(status=None))),
     ]
     for label, fn in cases:
         first, median = timed(fn, args.repeat)

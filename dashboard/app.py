@@ -31,7 +31,7 @@ if str(_HERE) not in sys.path:  # `streamlit run` adds it; AppTest and others ma
 import streamlit as st  # noqa: E402 - after the path fix above
 import ui  # noqa: E402
 
-from auditor.access import officer as access  # noqa: E402
+from auditor.access import officer_findings as access_findings  # noqa: E402
 from auditor.access.accounts import Actor  # noqa: E402
 
 
@@ -135,7 +135,7 @@ if actor is not None and not actor.is_officer and "finding" in st.query_params:
     # refusal); the parameter is dropped so the attempt is recorded once.
     finding_id = st.query_params["finding"]
     del st.query_params["finding"]
-    ui.call(access.finding_detail, db, actor, finding_id)
+    ui.call(access_findings.finding_detail, db, actor, finding_id)
 
 ui.session_cookie_ops()
 nav = st.navigation(_pages(actor), position="sidebar" if actor is not None else "hidden")

@@ -1,9 +1,11 @@
 """What every dashboard page shares: the store, the signed-in actor, safe rendering.
 
-Pages never build SQL: they call :mod:`auditor.access.officer` and :mod:`auditor.access.erasure`
-with the signed-in :class:`~auditor.access.accounts.Actor`, and the services decide. The actor
-lives in the server-side session under :data:`ACTOR_KEY` (no widget has that key, so the
-browser cannot set it); it is re-checked against its account on every run.
+Pages never build SQL: they call the access-checked services (:mod:`auditor.access.officer`,
+:mod:`auditor.access.officer_findings`, :mod:`auditor.access.officer_actions`,
+:mod:`auditor.access.erasure`, ...) with the signed-in
+:class:`~auditor.access.accounts.Actor`, and the services decide. The actor lives in the
+server-side session under :data:`ACTOR_KEY` (no widget has that key, so the browser cannot
+set it); it is re-checked against its account on every run.
 
 Memory text, ids, namespaces and categories come from imported stores and are untrusted:
 they are shown with ``st.text``/``st.code``/``st.json``/dataframes (never Markdown) after
@@ -34,6 +36,7 @@ import structlog
 from auditor.access import accounts
 from auditor.access import guard as access_guard
 from auditor.access import officer as access
+from auditor.access import officer_findings as access_findings
 from auditor.access import sessions as access_sessions
 from auditor.access.accounts import Actor
 from auditor.config import load_settings
@@ -366,17 +369,18 @@ def hotkeys(keys: dict[str, str]) -> None:
     )
 
 
-#: This session's :class:`auditor.access.officer.ViewLog` (what its audited reads last showed).
+#: This session's :class:`auditor.access.officer_findings.ViewLog` (what its audited reads
+#: last showed).
 VIEW_LOG_KEY = "_memaudit_view_log"
 
 
-def view_log() -> access.ViewLog:
+def view_log() -> access_findings.ViewLog:
     """This browser session's view log: a rerun that shows the same findings again is not
     recorded again (``finding.listed``, ``finding.viewed``); a different view is. It is
     dropped with everything else at sign-in and sign-out (:func:`_reset_session`)."""
     log_ = st.session_state.get(VIEW_LOG_KEY)
-    if not isinstance(log_, access.ViewLog):
-        log_ = access.ViewLog()
+    if not isinstance(log_, access_findings.ViewLog):
+        log_ = access_findings.ViewLog()
         st.session_state[VIEW_LOG_KEY] = log_
     return log_
 

@@ -20,9 +20,11 @@ from auditor.access import accounts
 from auditor.access import admin as access_admin
 from auditor.access import guard as access_guard
 from auditor.access import officer as access
+from auditor.access import officer_actions as access_actions
+from auditor.access import officer_findings as access_findings
 from auditor.access import user as access_user
 from auditor.access.accounts import Actor
-from auditor.access.officer import QueueFilter
+from auditor.access.officer_findings import QueueFilter
 from auditor.errors import AccessDenied, AuthError, ChainForkError, InputError, TrustTierError
 from auditor.lifecycle import audit_log
 from auditor.lifecycle.machine import Lifecycle
@@ -219,10 +221,12 @@ def test_user_export_holds_only_their_subject(world: World) -> None:
 
 OFFICER_CALLS: list[Any] = [
     pytest.param(lambda w, f: access.overview(w.db, w.alice), id="overview"),
-    pytest.param(lambda w, f: access.review_queue(w.db, w.alice), id="review_queue"),
-    pytest.param(lambda w, f: access.finding_detail(w.db, w.alice, f), id="finding_detail"),
+    pytest.param(lambda w, f: access_findings.review_queue(w.db, w.alice), id="review_queue"),
     pytest.param(
-        lambda w, f: access.act_on_findings(w.db, w.alice, [f], "dismiss", reason="mine"),
+        lambda w, f: access_findings.finding_detail(w.db, w.alice, f), id="finding_detail"
+    ),
+    pytest.param(
+        lambda w, f: access_actions.act_on_findings(w.db, w.alice, [f], "dismiss", reason="mine"),
         id="act_on_findings",
     ),
     pytest.param(
@@ -299,7 +303,7 @@ def test_forged_and_stale_actors_are_refused(world: World) -> None:
         access_admin.list_accounts(world.db, forged)
     promoted = Actor("alice", "officer", None, "password")  # alice is a user in the store
     with pytest.raises(AccessDenied, match="sign in again"):
-        access.review_queue(world.db, promoted)
+        access_findings.review_queue(world.db, promoted)
     moved = Actor("alice", "user", "user:bob", "password")  # claims bob's subject
     with pytest.raises(AccessDenied):
         access_user.export_my_data(world.db, moved)
@@ -371,14 +375,16 @@ def queue(world: World) -> dict[str, str]:
 def test_review_queue_filters(
     world: World, queue: dict[str, str], flt: QueueFilter, expected: set[str]
 ) -> None:
-    page = access.review_queue(world.db, world.officer, flt)
+    page = access_findings.review_queue(world.db, world.officer, flt)
     names = {k for k, v in queue.items() if v in {r["finding_id"] for r in page.rows}}
     assert names == expected
     assert page.total == len(expected)
 
 
 def test_review_queue_rows_name_their_memories(world: World, queue: dict[str, str]) -> None:
-    (row,) = access.review_queue(world.db, world.admin, QueueFilter(status="acknowledged")).rows
+    (row,) = access_findings.review_queue(
+        world.db, world.admin, QueueFilter(status="acknowledged")
+    ).rows
     assert [m["memory_id"] for m in row["memories"]] == ["a1", "a2"]
     assert {m["subject"] for m in row["memories"]} == {"user:alice"}
     assert row["age_days"] == 5 and row["assignee"] == "role:admin"
@@ -389,7 +395,10 @@ def test_review_queue_sorts_and_pages_in_the_database(world: World) -> None:
     ids = [
         add_finding(world.db, ["a1"], severity=sev, age_days=i) for i, sev in enumerate(severities)
     ]
-    pages = [access.review_queue(world.db, world.officer, page=n, page_size=3) for n in (1, 2, 3)]
+    pages = [
+        access_findings.review_queue(world.db, world.officer, page=n, page_size=3)
+        for n in (1, 2, 3)
+    ]
     assert [p.total for p in pages] == [7, 7, 7] and pages[0].pages == 3
     assert [len(p.rows) for p in pages] == [3, 3, 1]
     newest_first = [r["finding_id"] for p in pages for r in p.rows]
@@ -397,12 +406,12 @@ def test_review_queue_sorts_and_pages_in_the_database(world: World) -> None:
     oldest_first = [
         r["finding_id"]
         for n in (1, 2, 3)
-        for r in access.review_queue(
+        for r in access_findings.review_queue(
             world.db, world.officer, page=n, page_size=3, sort="first_seen"
         ).rows
     ]
     assert oldest_first == list(reversed(ids))
-    by_severity = access.review_queue(world.db, world.officer, sort="-severity").rows
+    by_severity = access_findings.review_queue(world.db, world.officer, sort="-severity").rows
     assert [r["severity"] for r in by_severity] == [
         "critical",
         "critical",
@@ -412,15 +421,15 @@ def test_review_queue_sorts_and_pages_in_the_database(world: World) -> None:
         "low",
         "low",
     ]
-    ascending = access.review_queue(world.db, world.officer, sort="severity").rows
+    ascending = access_findings.review_queue(world.db, world.officer, sort="severity").rows
     assert ascending[0]["severity"] == "low" and ascending[-1]["severity"] == "critical"
-    assert access.review_queue(world.db, world.officer, page=4, page_size=3).rows == []
-    capped = access.review_queue(world.db, world.officer, page_size=10_000)
+    assert access_findings.review_queue(world.db, world.officer, page=4, page_size=3).rows == []
+    capped = access_findings.review_queue(world.db, world.officer, page_size=10_000)
     assert capped.page_size == access_guard.MAX_PAGE_SIZE and len(capped.rows) == 7
     with pytest.raises(InputError, match="unknown sort"):
-        access.review_queue(world.db, world.officer, sort="fact")
+        access_findings.review_queue(world.db, world.officer, sort="fact")
     with pytest.raises(InputError, match="start at 1"):
-        access.review_queue(world.db, world.officer, page=0)
+        access_findings.review_queue(world.db, world.officer, page=0)
     with pytest.raises(InputError, match="unknown severity"):
         QueueFilter(severity="urgent")
 
@@ -439,7 +448,7 @@ def test_finding_detail_explains_with_rule_provenance_and_chain(
         actor="test",
     )
     fid = add_finding(world.db, ["a1b"], rule_id=rule.id, category=rule.category)
-    detail = access.finding_detail(world.db, world.officer, fid, pack=pack)
+    detail = access_findings.finding_detail(world.db, world.officer, fid, pack=pack)
     assert detail["finding"]["finding_id"] == fid
     assert detail["finding"]["evidence"]["reason"] == "matched [EMAIL]"
     assert detail["rule"]["title"] == rule.title
@@ -453,7 +462,10 @@ def test_finding_detail_explains_with_rule_provenance_and_chain(
     ]
     assert [c["status"] for c in mem["chain"]] == ["superseded", "active"]
     unknown_rule = add_finding(world.db, ["a2"], rule_id="MA-GONE-001")
-    assert access.finding_detail(world.db, world.officer, unknown_rule, pack=pack)["rule"] is None
+    assert (
+        access_findings.finding_detail(world.db, world.officer, unknown_rule, pack=pack)["rule"]
+        is None
+    )
 
 
 def _events(db: Database, action: str) -> list[AuditEvent]:
@@ -470,36 +482,37 @@ def test_a_view_log_records_each_distinct_view_once(world: World, pack: RulePack
     with world.db.write() as s:  # a redacted snippet: listing it is an audited read
         for f in s.scalars(select(Finding).where(Finding.finding_id.in_(fids))):
             f.evidence = {**f.evidence, "snippets": {"m": "matched [EMAIL]"}}
-    views = access.ViewLog()
+    views = access_findings.ViewLog()
     for _ in range(3):  # reruns of the same page: one record
-        access.review_queue(world.db, world.officer, page_size=2, views=views)
+        access_findings.review_queue(world.db, world.officer, page_size=2, views=views)
     assert len(_events(world.db, "finding.listed")) == 1
-    access.review_queue(world.db, world.officer, page=2, page_size=2, views=views)
-    access.review_queue(world.db, world.officer, page_size=2, views=views)  # back: a new view
+    access_findings.review_queue(world.db, world.officer, page=2, page_size=2, views=views)
+    # back to the first page: a new view
+    access_findings.review_queue(world.db, world.officer, page_size=2, views=views)
     listed = _events(world.db, "finding.listed")
     assert [len(e.target_ids) for e in listed] == [2, 1, 2]
     # another actor with the same log, or no log at all: recorded every time
-    access.review_queue(world.db, world.admin, page_size=2, views=views)
-    access.review_queue(world.db, world.officer, page_size=2)
+    access_findings.review_queue(world.db, world.admin, page_size=2, views=views)
+    access_findings.review_queue(world.db, world.officer, page_size=2)
     assert len(_events(world.db, "finding.listed")) == 5
 
     for fid in (fids[0], fids[0], fids[1], fids[1], fids[0]):
-        access.finding_detail(world.db, world.officer, fid, pack=pack, views=views)
+        access_findings.finding_detail(world.db, world.officer, fid, pack=pack, views=views)
     viewed = _events(world.db, "finding.viewed")
     assert [e.target_ids[0] for e in viewed] == [fids[0], fids[1], fids[0]]
     # the access check still runs on every call: a disabled account gets nothing
     accounts.disable_user(world.db, "officer", by="test")
     with pytest.raises(AccessDenied):
-        access.review_queue(world.db, world.officer, page_size=2, views=views)
+        access_findings.review_queue(world.db, world.officer, page_size=2, views=views)
     with pytest.raises(AccessDenied):
-        access.finding_detail(world.db, world.officer, fids[0], pack=pack, views=views)
+        access_findings.finding_detail(world.db, world.officer, fids[0], pack=pack, views=views)
 
 
 # -- officer: actions -----------------------------------------------------------------------
 
 
 def test_bulk_action_with_a_bad_id_applies_the_rest(world: World, queue: dict[str, str]) -> None:
-    outcomes = access.act_on_findings(
+    outcomes = access_actions.act_on_findings(
         world.db, world.officer, [queue["f1"], "fnd_nope", queue["f2"], queue["f1"]], "acknowledge"
     )
     assert [(o.finding_id, o.ok, o.status) for o in outcomes] == [
@@ -517,7 +530,7 @@ def test_bulk_action_with_a_bad_id_applies_the_rest(world: World, queue: dict[st
     assert failed.target_ids == ["fnd_nope"]
     assert failed.details == {"attempted": "acknowledge", "error_types": ["NotFoundError"]}
     # an id that happens to be a word the audit log refuses as a key is still just an id
-    (odd,) = access.act_on_findings(world.db, world.officer, ["fact"], "resolve")
+    (odd,) = access_actions.act_on_findings(world.db, world.officer, ["fact"], "resolve")
     assert not odd.ok and events(world.db, "finding.action_failed")[-1].target_ids == ["fact"]
     assert chain_ok(world.db)
 
@@ -529,7 +542,7 @@ def test_a_failing_finding_is_rolled_back_to_its_savepoint(world: World) -> None
     lc.soft_delete("a2", actor="test")
     half = add_finding(db, ["a1", "a2"])  # a1 can be quarantined, a deleted a2 cannot
     whole = add_finding(db, ["a3"])
-    outcomes = access.act_on_findings(db, world.officer, [half, whole], "quarantine")
+    outcomes = access_actions.act_on_findings(db, world.officer, [half, whole], "quarantine")
     assert [o.ok for o in outcomes] == [False, True]
     assert "a2" in (outcomes[0].error or "")
     assert memory(db, "a1").status == "active"  # its quarantine was rolled back
@@ -544,14 +557,16 @@ def test_dismiss_needs_a_reason_and_suppress_keeps_quiet(
     world: World, queue: dict[str, str]
 ) -> None:
     with pytest.raises(InputError, match="needs a reason"):
-        access.act_on_findings(world.db, world.officer, [queue["f1"]], "dismiss")
+        access_actions.act_on_findings(world.db, world.officer, [queue["f1"]], "dismiss")
     with pytest.raises(InputError, match="dismiss only"):
-        access.act_on_findings(world.db, world.officer, [queue["f1"]], "resolve", suppress=True)
+        access_actions.act_on_findings(
+            world.db, world.officer, [queue["f1"]], "resolve", suppress=True
+        )
     assert finding(world.db, queue["f1"]).status == "open"
-    (d,) = access.act_on_findings(
+    (d,) = access_actions.act_on_findings(
         world.db, world.officer, [queue["f1"]], "dismiss", reason="quoted article"
     )
-    (s,) = access.act_on_findings(
+    (s,) = access_actions.act_on_findings(
         world.db, world.officer, [queue["f2"]], "dismiss", reason="test key", suppress=True
     )
     assert (d.status, s.status) == ("dismissed", "suppressed")
@@ -593,12 +608,12 @@ def test_rescans_do_not_reopen_dismissed_or_suppressed_findings(
         actor="test",
     )
     Scanner(world.db, scan_pack).run(full=True)
-    (row,) = access.review_queue(world.db, world.officer).rows
-    access.act_on_findings(
+    (row,) = access_findings.review_queue(world.db, world.officer).rows
+    access_actions.act_on_findings(
         world.db, world.officer, [row["finding_id"]], "dismiss", reason="fp", suppress=suppress
     )
     Scanner(world.db, scan_pack).run(full=True)
-    every = access.review_queue(world.db, world.officer, QueueFilter(status=None)).rows
+    every = access_findings.review_queue(world.db, world.officer, QueueFilter(status=None)).rows
     assert [(r["finding_id"], r["status"]) for r in every] == [
         (row["finding_id"], "suppressed" if suppress else "dismissed")
     ]
@@ -607,10 +622,12 @@ def test_rescans_do_not_reopen_dismissed_or_suppressed_findings(
 def test_quarantine_and_restore_go_through_the_lifecycle(
     world: World, queue: dict[str, str]
 ) -> None:
-    access.act_on_findings(world.db, world.officer, [queue["f1"]], "quarantine", reason="poison")
+    access_actions.act_on_findings(
+        world.db, world.officer, [queue["f1"]], "quarantine", reason="poison"
+    )
     assert memory(world.db, "a1").status == "quarantined"
     assert finding(world.db, queue["f1"]).status == "resolved"
-    access.act_on_findings(world.db, world.officer, [queue["f1"]], "restore")
+    access_actions.act_on_findings(world.db, world.officer, [queue["f1"]], "restore")
     assert memory(world.db, "a1").status == "active"
     q, r = [e for e in events(world.db) if e.action in ("memory.quarantined", "memory.restored")]
     assert (q.actor, r.actor) == ("officer", "officer")
@@ -622,7 +639,7 @@ def test_supersede_action_links_through_the_lifecycle(world: World) -> None:
     lc = Lifecycle(db)
     lc.add(make_record(memory_id="a4", subject="user:alice", fact="Prefers oolong"), actor="t")
     contradiction = add_finding(db, ["a1", "a4"], category="contradiction")
-    (o,) = access.act_on_findings(
+    (o,) = access_actions.act_on_findings(
         db, world.officer, [contradiction], "supersede", superseding_memory_id="a4"
     )
     assert o.ok and o.status == "resolved"
@@ -637,12 +654,12 @@ def test_supersede_action_links_through_the_lifecycle(world: World) -> None:
     )
     lc.add(make_record(memory_id="a6", subject="user:alice"), actor="t")
     inverted = add_finding(db, ["a6", "a5"], category="contradiction")
-    (refused,) = access.act_on_findings(
+    (refused,) = access_actions.act_on_findings(
         db, world.officer, [inverted], "supersede", superseding_memory_id="a5"
     )
     assert not refused.ok and "approval" in (refused.error or "")
     assert memory(db, "a6").status == "active"
-    (approved,) = access.act_on_findings(
+    (approved,) = access_actions.act_on_findings(
         db,
         world.officer,
         [inverted],
@@ -654,18 +671,18 @@ def test_supersede_action_links_through_the_lifecycle(world: World) -> None:
     assert events(db, "memory.superseded")[-1].details["approved_by"] == "officer"
 
     across = add_finding(db, ["a2", "b1"], category="contradiction")
-    (other,) = access.act_on_findings(
+    (other,) = access_actions.act_on_findings(
         db, world.officer, [across], "supersede", superseding_memory_id="b1"
     )
     assert not other.ok and "another subject" in (other.error or "")
     assert memory(db, "a2").status == "active"
     with pytest.raises(InputError, match="superseding_memory_id"):
-        access.act_on_findings(db, world.officer, [across], "supersede")
+        access_actions.act_on_findings(db, world.officer, [across], "supersede")
 
 
 def test_escalate_raises_severity_and_assigns_an_admin(world: World, queue: dict[str, str]) -> None:
     db = world.db
-    outcomes = access.act_on_findings(
+    outcomes = access_actions.act_on_findings(
         db, world.officer, [queue["f1"], queue["f2"], queue["f3"]], "escalate", reason="legal"
     )
     assert [o.ok for o in outcomes] == [True, True, False]  # f3 is dismissed: closed
@@ -675,12 +692,14 @@ def test_escalate_raises_severity_and_assigns_an_admin(world: World, queue: dict
     assert f2.severity == "critical"  # critical stays critical
     first = events(db, "finding.escalated")[0]
     assert first.details["from_severity"] == "high" and first.details["to_severity"] == "critical"
-    access.act_on_findings(db, world.officer, [queue["f4"]], "escalate", assignee="ADMIN")
+    access_actions.act_on_findings(db, world.officer, [queue["f4"]], "escalate", assignee="ADMIN")
     assert finding(db, queue["f4"]).assignee == "admin"
     with pytest.raises(InputError, match="not an enabled admin"):
-        access.act_on_findings(db, world.officer, [queue["f4"]], "escalate", assignee="officer")
+        access_actions.act_on_findings(
+            db, world.officer, [queue["f4"]], "escalate", assignee="officer"
+        )
     with pytest.raises(InputError, match="unknown action"):
-        access.act_on_findings(db, world.officer, [queue["f4"]], "purge")
+        access_actions.act_on_findings(db, world.officer, [queue["f4"]], "purge")
 
 
 # -- officer: search, audit log, rule statistics, overview ----------------------------------

@@ -25,6 +25,8 @@ from streamlit.testing.v1 import AppTest
 from auditor.access import accounts
 from auditor.access import erasure as access_erasure
 from auditor.access import officer as access
+from auditor.access import officer_actions as access_actions
+from auditor.access import officer_findings as access_findings
 from auditor.access import sessions as access_sessions
 from auditor.access import user as access_user
 from auditor.access.accounts import Actor
@@ -336,7 +338,7 @@ def test_stale_actor_is_refused_by_the_services_too(store: Store) -> None:
     actor = store.actor("off")
     accounts.disable_user(store.db, "off", by="test")
     with pytest.raises(AccessDenied):
-        access.review_queue(store.db, actor)
+        access_findings.review_queue(store.db, actor)
     assert store.events("access.denied")[-1].details["reason"] == "stale_session"
 
 
@@ -422,7 +424,7 @@ def test_finding_detail_shows_rule_evidence_provenance_and_chain(store: Store) -
     at = open_view(sign_in("off"), "review_queue")
     fid = frame(at, "queue_list")["finding_id"].iloc[0]
     assert at.query_params.get("finding") == fid  # the first finding opens; its link is kept
-    detail = access.finding_detail(store.db, store.actor("off"), fid)
+    detail = access_findings.finding_detail(store.db, store.actor("off"), fid)
     assert detail["rule"]["title"] in messages(at.subheader)
     assert at.json  # the provenance
     assert at.get("graphviz_chart")  # the supersede chain, drawn
@@ -661,8 +663,8 @@ def test_audit_log_browses_and_verifies(store: Store) -> None:
 def test_rules_page_shows_the_pack_and_false_positive_rate(store: Store) -> None:
     actor = store.actor("off")
     fid = store.finding_of(SAM)
-    rule_id = access.finding_detail(store.db, actor, fid)["finding"]["rule_id"]
-    access.act_on_findings(store.db, actor, [fid], "dismiss", reason="not personal data")
+    rule_id = access_findings.finding_detail(store.db, actor, fid)["finding"]["rule_id"]
+    access_actions.act_on_findings(store.db, actor, [fid], "dismiss", reason="not personal data")
     at = open_view(sign_in("off"), "rules")
     table = frame(at, "rules_table")
     assert len(table) == len(load_pack().rules)
@@ -779,7 +781,7 @@ def test_user_services_refuse_other_subjects(store: Store) -> None:
         lambda: access_user.my_memory(store.db, sam, other),
         lambda: access_user.delete_my_memory(store.db, sam, other),
         lambda: access_user.correct_my_memory(store.db, sam, other, "new text"),
-        lambda: access.review_queue(store.db, sam),
+        lambda: access_findings.review_queue(store.db, sam),
         lambda: access.memory_search(store.db, sam, subject=OLIVIA),
         lambda: access_erasure.erasure_requests(store.db, sam),
         lambda: access_erasure.erase_subject_now(store.db, sam, OLIVIA),

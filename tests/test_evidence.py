@@ -14,7 +14,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 
 from auditor.access import accounts
-from auditor.access import officer as access
+from auditor.access import officer_findings as access_findings
 from auditor.access.accounts import Actor
 from auditor.config import Settings
 from auditor.detectors.base import DetectContext, Detection, MemoryView, Span
@@ -289,7 +289,7 @@ def test_opening_a_findings_evidence_is_audited(
     from auditor.scan.findings import FindingFilter, iter_findings
 
     (finding,) = [f for f in iter_findings(db, FindingFilter()) if f["category"] == "secret"]
-    detail = access.finding_detail(db, officer, finding["finding_id"])
+    detail = access_findings.finding_detail(db, officer, finding["finding_id"])
     assert TOKEN not in json.dumps(detail, ensure_ascii=False)
     with db.session() as session:
         events = list(
@@ -305,7 +305,7 @@ def test_a_queue_page_with_snippets_is_an_audited_read(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     officer = _officer_over_a_scanned_secret(db, tmp_path, monkeypatch)
-    page = access.review_queue(db, officer)
+    page = access_findings.review_queue(db, officer)
     shown = [r["finding_id"] for r in page.rows if r["snippet"]]
     assert shown and all(TOKEN not in r["snippet"] for r in page.rows)
     with db.session() as session:

@@ -189,7 +189,9 @@ def test_guarding_plain_prose_loads_no_presidio(store_url: str) -> None:
 def test_the_dashboards_services_load_no_scan_engine() -> None:
     probe = (
         "import json, sys\n"
-        "import auditor.access.officer, auditor.access.erasure, auditor.access.sessions\n"
+        "import auditor.access.officer, auditor.access.officer_findings\n"
+        "import auditor.access.officer_actions, auditor.access.erasure\n"
+        "import auditor.access.sessions\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run(

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 from auditor import limits
 from auditor.access import accounts
 from auditor.access import erasure as access_erasure
-from auditor.access import officer as access
+from auditor.access import officer_actions as access_actions
 from auditor.access.user import correct_my_memory
 from auditor.errors import InputError
 from auditor.lifecycle.machine import Lifecycle
@@ -99,7 +99,7 @@ def test_review_note_is_bounded_in_the_service_the_cli_and_findings(
 ) -> None:
     actor = officer(db)
     with pytest.raises(InputError, match=r"^review: the reason is 40,004 characters"):
-        access.act_on_findings(db, actor, ["f-1"], "dismiss", reason=LONG)
+        access_actions.act_on_findings(db, actor, ["f-1"], "dismiss", reason=LONG)
     with pytest.raises(InputError, match=r"^finding f-1: the note is 40,004 characters"):
         findings.review(db, "f-1", "acknowledge", actor="olga", note=LONG)
     r = run_cli(

@@ -17,7 +17,7 @@ from ulid import ULID
 
 from auditor.access import accounts
 from auditor.access import admin as access_admin
-from auditor.access import officer as access
+from auditor.access import officer_actions as access_actions
 from auditor.access import review as access_review
 from auditor.access import sessions as access_sessions
 from auditor.access.accounts import Actor
@@ -86,30 +86,30 @@ def test_quarantine_of_an_already_quarantined_memory_succeeds_and_says_so(
 ) -> None:
     Lifecycle(db).quarantine("m1", actor="scan", reason="auto")
     fid = add_finding(db, ["m1"])
-    [outcome] = access.act_on_findings(db, officer, [fid], "quarantine")
+    [outcome] = access_actions.act_on_findings(db, officer, [fid], "quarantine")
     assert outcome.ok and outcome.already
     assert outcome.status == "resolved"
     assert outcome.message is not None and "already quarantined" in outcome.message
     assert status_of(db, "m1") == "quarantined"
     # asked again: still fine, still says so
-    [again] = access.act_on_findings(db, officer, [fid], "quarantine")
+    [again] = access_actions.act_on_findings(db, officer, [fid], "quarantine")
     assert again.ok and again.message == "already quarantined; finding resolved"
 
 
 def test_quarantine_mixed_counts_the_memories_already_done(db: Database, officer: Actor) -> None:
     Lifecycle(db).quarantine("m1", actor="scan")
     fid = add_finding(db, ["m1", "m2"])
-    [outcome] = access.act_on_findings(db, officer, [fid], "quarantine")
+    [outcome] = access_actions.act_on_findings(db, officer, [fid], "quarantine")
     assert outcome.ok and outcome.message == "quarantined (1 already quarantined); finding resolved"
     assert status_of(db, "m2") == "quarantined"
 
 
 def test_dismissing_a_dismissed_finding_changes_nothing(db: Database, officer: Actor) -> None:
     fid = add_finding(db, ["m1"])
-    access.act_on_findings(db, officer, [fid], "dismiss", reason="a test phrase")
+    access_actions.act_on_findings(db, officer, [fid], "dismiss", reason="a test phrase")
     with db.session() as s:
         before = len(s.scalars(select(AuditEvent.seq)).all())
-    [outcome] = access.act_on_findings(db, officer, [fid], "dismiss", reason="again")
+    [outcome] = access_actions.act_on_findings(db, officer, [fid], "dismiss", reason="again")
     assert outcome.ok and outcome.message == "already dismissed; nothing changed"
     with db.session() as s:
         assert len(s.scalars(select(AuditEvent.seq)).all()) == before
@@ -117,7 +117,7 @@ def test_dismissing_a_dismissed_finding_changes_nothing(db: Database, officer: A
 
 def test_restore_of_an_active_memory_is_already_restored(db: Database, officer: Actor) -> None:
     fid = add_finding(db, ["m3"])
-    [outcome] = access.act_on_findings(db, officer, [fid], "restore")
+    [outcome] = access_actions.act_on_findings(db, officer, [fid], "restore")
     assert outcome.ok and outcome.message is not None
     assert outcome.message.startswith("already restored")
 

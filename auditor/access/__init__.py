@@ -2,11 +2,12 @@
 
 Owns: ``guard`` (the one access policy: every service re-reads the signed-in actor's
 account before anything else, and every refusal is recorded), ``officer`` (overview,
-review queue, finding detail, actions, memory search, audit log, rule statistics),
-``review`` (previews, a memory's open findings), ``admin`` (account management), ``user``
-(a user's own memories, corrections, deletes and export), ``erasure`` (the erasure pages),
-``readers`` (read services shared with the CLI), ``accounts`` (roles, passwords, OIDC,
-sign-in), ``sessions``, ``lockout`` and ``signin_limits``.
+memory search, audit log, rule statistics), ``officer_findings`` (review queue, finding
+detail), ``officer_actions`` (actions on findings), ``review`` (previews, a memory's open
+findings), ``admin`` (account management), ``user`` (a user's own memories, corrections,
+deletes and export), ``erasure`` (the erasure pages), ``readers`` (read services shared
+with the CLI), ``accounts`` (roles, passwords, OIDC, sign-in), ``sessions``, ``lockout``
+and ``signin_limits``.
 
 May import: ``auditor.erasure``, ``auditor.sources``, ``auditor.scan``,
 ``auditor.rulepack``, ``auditor.lifecycle``, ``auditor.store`` and the top-level modules.

@@ -19,7 +19,7 @@ from typing import Any
 
 from auditor.access.accounts import Actor
 from auditor.access.guard import MAX_BULK, OFFICER_ROLES, guard, require_role
-from auditor.access.officer import related_findings
+from auditor.access.officer_findings import related_findings
 from auditor.errors import InputError
 from auditor.scan import review as review_actions
 from auditor.store.db import Database

@@ -1,10 +1,10 @@
 """Review queue (officers): a master-detail queue worked from the keyboard.
 
-* **List**: one page of findings from :func:`auditor.access.officer.review_queue` (filtered, sorted
-  and paged in the database; most severe first by default), with the columns a reviewer
-  reads first: severity, rule title, subject, a one-line reason and the redacted snippet.
-  Selecting a row (Streamlit's dataframe row selection) opens it; selecting several makes
-  a bulk selection.
+* **List**: one page of findings from :func:`auditor.access.officer_findings.review_queue`
+  (filtered, sorted and paged in the database; most severe first by default), with the
+  columns a reviewer reads first: severity, rule title, subject, a one-line reason and the
+  redacted snippet. Selecting a row (Streamlit's dataframe row selection) opens it;
+  selecting several makes a bulk selection.
 * **Detail**: the redacted evidence with the flagged spans highlighted (built from escaped
   pieces: never memory text as Markdown or HTML), the rule's "why" and known false
   positives, each memory with its chain and provenance and a link to the memory explorer
@@ -38,7 +38,8 @@ import pandas as pd
 import streamlit as st
 import ui
 
-from auditor.access import officer as access
+from auditor.access import officer_actions as access_actions
+from auditor.access import officer_findings as access_findings
 from auditor.access import review as access_review
 from auditor.config import TIERS
 from auditor.rulepack.pack import CATEGORIES, SEVERITIES
@@ -94,7 +95,7 @@ def _run(finding_ids: list[str], action: str, *, in_callback: bool = False, **kw
     """
     report = _flash_error if in_callback else None
     ok, outcomes = ui.call(
-        access.act_on_findings, db, actor, finding_ids, action, _report=report, **kwargs
+        access_actions.act_on_findings, db, actor, finding_ids, action, _report=report, **kwargs
     )
     if not ok or outcomes is None:
         return False
@@ -278,15 +279,15 @@ with st.expander("Filters and sorting", expanded=False, key="queue_filters_expan
     row3 = st.columns(3)
     sort_key = row3[0].selectbox(
         "Sort by",
-        access.QUEUE_SORTS,
-        index=access.QUEUE_SORTS.index(SORT_DEFAULT),
+        access_findings.QUEUE_SORTS,
+        index=access_findings.QUEUE_SORTS.index(SORT_DEFAULT),
         key="queue_sort",
     )
     descending = row3[1].toggle("Descending", value=True, key="queue_desc")
     page_size = row3[2].selectbox("Rows per page", [25, 50, 100, 200], index=1, key="queue_size")
 
 try:
-    flt = access.QueueFilter(
+    flt = access_findings.QueueFilter(
         status=_opt(status),
         rule_id=_opt(rule),
         category=_opt(category),
@@ -310,7 +311,7 @@ if st.session_state.get(SIG_KEY) != signature:  # new filters: back to page 1, n
 
 page_no = int(st.session_state.get("queue_page", 1))
 ok, page = ui.call(
-    access.review_queue, db, actor, flt, page_no, int(page_size), sort, ui.view_log()
+    access_findings.review_queue, db, actor, flt, page_no, int(page_size), sort, ui.view_log()
 )
 if not ok or page is None:
     st.stop()
@@ -415,7 +416,7 @@ if len(selected) > 1:
         bulk_action = bulk_cols[0].selectbox(
             "Bulk action",
             ["acknowledge", "resolve", "dismiss", "quarantine", "restore", "escalate", "reopen"],
-            format_func=lambda a: f"{a}: {access.ACTION_HELP.get(a, '')}",
+            format_func=lambda a: f"{a}: {access_actions.ACTION_HELP.get(a, '')}",
             key="bulk_action",
         )
         bulk_reason = bulk_cols[1].text_input(
@@ -433,7 +434,7 @@ if current is None:
 if st.query_params.get("finding") != current:
     st.query_params["finding"] = current
 
-ok, detail = ui.call(access.finding_detail, db, actor, current, pack, ui.view_log())
+ok, detail = ui.call(access_findings.finding_detail, db, actor, current, pack, ui.view_log())
 if not ok or detail is None:
     if st.button("Back to the first finding of the list", key="queue_reset"):
         _go(ids[0] if ids else None)
@@ -602,8 +603,8 @@ with st.expander("More actions on this finding", key="queue_more_actions"):
     with st.form("detail_action_form", clear_on_submit=False):
         action = st.selectbox(
             "Action",
-            access.ACTIONS,
-            format_func=lambda a: f"{a}: {access.ACTION_HELP.get(a, '')}",
+            access_actions.ACTIONS,
+            format_func=lambda a: f"{a}: {access_actions.ACTION_HELP.get(a, '')}",
             key="detail_action",
         )
         reason = st.text_input(
