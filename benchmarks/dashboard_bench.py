@@ -139,7 +139,7 @@ def main() -> int:
 
     from streamlit.testing.v1 import AppTest
 
-    from auditor.access import accounts
+    from auditor.access import accounts, signin
     from auditor.access import officer_findings as access_findings
     from auditor.access.officer_findings import QueueFilter
     from auditor.config import load_settings
@@ -153,7 +153,7 @@ def main() -> int:
         f"seeded {args.findings:,} findings in {time.perf_counter() - start:.1f} s ({db.dialect})"
     )
     accounts.add_user(db, "bench-officer", role="officer", password=PASSWORD, by="bench")
-    actor = accounts.authenticate(db, "bench-officer", PASSWORD)
+    actor = signin.authenticate(db, "bench-officer", PASSWORD)
 
     page = access_findings.review_queue(db, actor)
     print(f"open findings: {page.total:,}; first page: {len(page.rows)} rows")

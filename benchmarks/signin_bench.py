@@ -45,7 +45,7 @@ def _rss_mib() -> float:
 def _case(concurrent: int, slots: int | None) -> dict[str, object]:
     """Run one case in this process and return its figures."""
     sys.path.insert(0, str(ROOT))
-    from auditor.access import accounts
+    from auditor.access import accounts, signin
     from auditor.access.signin_limits import SignInBusyError
     from auditor.config import load_settings
     from auditor.errors import AuthError
@@ -75,7 +75,7 @@ def _case(concurrent: int, slots: int | None) -> dict[str, object]:
         name = "bench-officer" if i % 2 == 0 else f"nobody-{i}"
         barrier.wait()
         try:
-            accounts.authenticate(db, name, "not the password")
+            signin.authenticate(db, name, "not the password")
             kind = "other"
         except SignInBusyError:
             kind = "busy"

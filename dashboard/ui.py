@@ -33,11 +33,11 @@ from typing import Any, TypeVar
 import streamlit as st
 import structlog
 
-from auditor.access import accounts
 from auditor.access import guard as access_guard
 from auditor.access import officer as access
 from auditor.access import officer_findings as access_findings
 from auditor.access import sessions as access_sessions
+from auditor.access import signin
 from auditor.access.accounts import Actor
 from auditor.config import load_settings
 from auditor.errors import AccessDenied, MemauditError
@@ -395,7 +395,7 @@ def _reset_session(*, keep_receipt: bool) -> None:
 
 
 def sign_in(actor: Actor) -> None:
-    """Start a session for ``actor`` (after :func:`auditor.access.accounts.authenticate` or OIDC)
+    """Start a session for ``actor`` (after :func:`auditor.access.signin.authenticate` or OIDC)
     and ask for the session cookie that keeps it across reloads."""
     _reset_session(keep_receipt=False)
     st.session_state[ACTOR_KEY] = actor
@@ -461,7 +461,7 @@ def oidc_sign_in(db: Database) -> None:
     """Map an identity that signed in through ``st.login`` to its memaudit account, once.
 
     The claims come from the ID token Streamlit validated; the mapping
-    (:func:`auditor.access.accounts.actor_from_oidc`) finds a pre-registered account and records
+    (:func:`auditor.access.signin.actor_from_oidc`) finds a pre-registered account and records
     the sign-in or its refusal. A refusal is shown on the sign-in page.
     """
     if st.session_state.get(ACTOR_KEY) is not None or st.session_state.get(OIDC_TRIED_KEY):
@@ -471,7 +471,7 @@ def oidc_sign_in(db: Database) -> None:
     st.session_state[OIDC_TRIED_KEY] = True
     claims = {k: v for k, v in st.user.to_dict().items() if k not in ("tokens", "is_logged_in")}
     try:
-        actor = accounts.actor_from_oidc(db, claims)
+        actor = signin.actor_from_oidc(db, claims)
     except MemauditError as exc:
         st.session_state[NOTICE_KEY] = str(exc)
         return

@@ -16,7 +16,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import select, text, update
 from ulid import ULID
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import admin as access_admin
 from auditor.access import guard as access_guard
 from auditor.access import officer as access
@@ -96,7 +96,7 @@ def world(db: Database) -> World:
         lc.add(rec, actor="test")
     return World(
         db,
-        *(accounts.authenticate(db, n, PW) for n in ("admin", "officer", "alice", "bob")),
+        *(signin.authenticate(db, n, PW) for n in ("admin", "officer", "alice", "bob")),
     )
 
 
@@ -292,7 +292,7 @@ def test_officer_cannot_use_admin_or_user_services(
         call(world)
     (ev,) = events(world.db, "access.denied")
     assert ev.actor == "officer" and ev.details["reason"] == "role"
-    assert accounts.authenticate(world.db, "admin", PW).role == "admin"
+    assert signin.authenticate(world.db, "admin", PW).role == "admin"
     assert not accounts.get_user(world.db, "alice").disabled
     assert len(accounts.list_users(world.db)) == 4
 
@@ -898,14 +898,14 @@ def test_admin_manages_accounts_through_the_service_layer(world: World) -> None:
     access_admin.add_account(
         db, world.admin, "carol", role="user", subject="user:carol", password=PW
     )
-    carol = accounts.authenticate(db, "carol", PW)
+    carol = signin.authenticate(db, "carol", PW)
     assert access_user.my_memories(db, carol)["counts"]["memories"] == 0
     access_admin.disable_account(db, world.admin, "carol")
     with pytest.raises(AccessDenied):
         access_user.my_memories(db, carol)
     access_admin.enable_account(db, world.admin, "carol")
     access_admin.set_account_password(db, world.admin, "carol", "a new passphrase!")
-    assert accounts.authenticate(db, "carol", "a new passphrase!").username == "carol"
+    assert signin.authenticate(db, "carol", "a new passphrase!").username == "carol"
     access_admin.delete_account(db, world.admin, "carol")
     assert "carol" not in [a.username for a in access_admin.list_accounts(db, world.admin)]
     actions = [e.action for e in events(db) if e.actor == "admin" and e.action.startswith("acc")]
@@ -925,4 +925,4 @@ def test_change_my_password(world: World) -> None:
         )
     assert events(world.db, "account.password_change_failed")[0].actor == "bob"
     access_admin.change_my_password(world.db, world.bob, PW, "a new passphrase!")
-    assert accounts.authenticate(world.db, "bob", "a new passphrase!").subject == "user:bob"
+    assert signin.authenticate(world.db, "bob", "a new passphrase!").subject == "user:bob"

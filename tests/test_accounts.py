@@ -12,7 +12,7 @@ from argon2 import PasswordHasher
 from click.testing import CliRunner
 from sqlalchemy import select, update
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access.accounts import Actor
 from auditor.errors import (
     AccountDisabledError,
@@ -164,7 +164,7 @@ def test_the_last_enabled_admin_stays(db: Database) -> None:
 
 def test_sign_in_returns_an_actor_and_is_audited(db: Database) -> None:
     accounts.add_user(db, "alice", role="user", subject="user:alice", password=PW, by="test")
-    actor = accounts.authenticate(db, "ALICE", PW)
+    actor = signin.authenticate(db, "ALICE", PW)
     assert actor == Actor("alice", "user", "user:alice", "password")
     with pytest.raises(AttributeError):
         actor.role = "admin"  # type: ignore[misc]
@@ -176,9 +176,9 @@ def test_sign_in_returns_an_actor_and_is_audited(db: Database) -> None:
 def test_wrong_password_and_unknown_user_look_the_same(db: Database) -> None:
     accounts.add_user(db, "alice", role="user", subject="user:alice", password=PW, by="test")
     with pytest.raises(AuthError) as wrong:
-        accounts.authenticate(db, "alice", PW + "x")
+        signin.authenticate(db, "alice", PW + "x")
     with pytest.raises(AuthError) as unknown:
-        accounts.authenticate(db, "mallory.typed.a.password", PW)
+        signin.authenticate(db, "mallory.typed.a.password", PW)
     assert type(wrong.value) is type(unknown.value) is AuthError
     assert str(wrong.value) == str(unknown.value)
     bad, ghost = events(db, "auth.sign_in_failed")
@@ -205,11 +205,11 @@ def test_unknown_user_costs_an_argon2_verification(
 
     monkeypatch.setattr(accounts, "_HASHER", Spy(time_cost=1, memory_cost=1024, parallelism=1))
     with pytest.raises(AuthError):
-        accounts.authenticate(db, "nobody", PW)
+        signin.authenticate(db, "nobody", PW)
     assert len(calls) == 1 and calls[0].startswith("$argon2")
     accounts.add_user(db, "oidc-only", role="officer", by="test")  # no password at all
     with pytest.raises(AuthError):
-        accounts.authenticate(db, "oidc-only", "")
+        signin.authenticate(db, "oidc-only", "")
     assert len(calls) == 2
     assert events(db, "auth.sign_in_failed")[-1].details["reason"] == "no_password"
 
@@ -220,14 +220,14 @@ def test_disabled_account_is_refused_and_only_told_with_the_right_password(
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
     accounts.disable_user(db, "kim", by="admin-x")
     with pytest.raises(AuthError) as wrong:
-        accounts.authenticate(db, "kim", "not the password at all")
+        signin.authenticate(db, "kim", "not the password at all")
     assert not isinstance(wrong.value, AccountDisabledError)
     with pytest.raises(AccountDisabledError, match="disabled"):
-        accounts.authenticate(db, "kim", PW)
+        signin.authenticate(db, "kim", PW)
     assert events(db, "auth.sign_in_failed")[-1].details["reason"] == "disabled"
     assert events(db, "auth.signed_in") == []
     accounts.enable_user(db, "kim", by="admin-x")
-    assert accounts.authenticate(db, "kim", PW).role == "officer"
+    assert signin.authenticate(db, "kim", PW).role == "officer"
 
 
 def test_lockout_after_failures(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -235,7 +235,7 @@ def test_lockout_after_failures(db: Database, monkeypatch: pytest.MonkeyPatch) -
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
     for _ in range(3):
         with pytest.raises(AuthError) as failed:
-            accounts.authenticate(db, "kim", "wrong password here")
+            signin.authenticate(db, "kim", "wrong password here")
         assert type(failed.value) is AuthError
     assert events(db, "auth.sign_in_failed")[-1].details == {
         "method": "password",
@@ -246,7 +246,7 @@ def test_lockout_after_failures(db: Database, monkeypatch: pytest.MonkeyPatch) -
     (locked,) = events(db, "account.locked")
     assert locked.target_ids == ["kim"] and locked.details["via"] == "sign_in"
     with pytest.raises(AuthError) as right:
-        accounts.authenticate(db, "kim", PW)  # the right password does not open a lock
+        signin.authenticate(db, "kim", PW)  # the right password does not open a lock
     assert type(right.value) is AuthError and "locked" not in str(right.value)
     with db.write() as s:  # the lock runs out
         s.execute(
@@ -254,14 +254,14 @@ def test_lockout_after_failures(db: Database, monkeypatch: pytest.MonkeyPatch) -
             .where(Principal.username == "kim")
             .values(locked_until=utcnow() - timedelta(seconds=1))
         )
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+    assert signin.authenticate(db, "kim", PW).username == "kim"
     stored = principal(db, "kim")
     assert stored.failed_sign_ins == 0 and stored.locked_until is None
     for _ in range(3):
         with pytest.raises(AuthError):
-            accounts.authenticate(db, "kim", "wrong password here")
+            signin.authenticate(db, "kim", "wrong password here")
     accounts.enable_user(db, "kim", by="admin-x")  # an admin lifts it at once
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+    assert signin.authenticate(db, "kim", PW).username == "kim"
 
 
 def test_no_lockout_when_turned_off(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -269,8 +269,8 @@ def test_no_lockout_when_turned_off(db: Database, monkeypatch: pytest.MonkeyPatc
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
     for _ in range(8):
         with pytest.raises(AuthError):
-            accounts.authenticate(db, "kim", "wrong password here")
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+            signin.authenticate(db, "kim", "wrong password here")
+    assert signin.authenticate(db, "kim", PW).username == "kim"
 
 
 def test_old_hash_parameters_are_upgraded_at_sign_in(db: Database) -> None:
@@ -278,18 +278,18 @@ def test_old_hash_parameters_are_upgraded_at_sign_in(db: Database) -> None:
     weak = PasswordHasher(time_cost=1, memory_cost=512, parallelism=1).hash(PW)
     with db.write() as s:
         s.execute(update(Principal).where(Principal.username == "kim").values(password_hash=weak))
-    accounts.authenticate(db, "kim", PW)
+    signin.authenticate(db, "kim", PW)
     upgraded = principal(db, "kim").password_hash
     assert upgraded != weak and upgraded is not None and not FAST.check_needs_rehash(upgraded)
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+    assert signin.authenticate(db, "kim", PW).username == "kim"
 
 
 def test_set_password_replaces_the_old_one(db: Database) -> None:
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
     accounts.set_password(db, "kim", "a brand new passphrase", by="admin-x")
     with pytest.raises(AuthError):
-        accounts.authenticate(db, "kim", PW)
-    assert accounts.authenticate(db, "kim", "a brand new passphrase").username == "kim"
+        signin.authenticate(db, "kim", PW)
+    assert signin.authenticate(db, "kim", "a brand new passphrase").username == "kim"
     (ev,) = events(db, "account.password_set")
     assert ev.details == {"replaced": True} and ev.actor == "admin-x"
 
@@ -308,14 +308,14 @@ def claims(**extra: Any) -> dict[str, Any]:
 
 def test_oidc_maps_a_verified_email_then_binds_the_identity(db: Database) -> None:
     accounts.add_user(db, "kim", role="officer", email="kim@example.org", by="test")
-    actor = accounts.actor_from_oidc(db, claims())
+    actor = signin.actor_from_oidc(db, claims())
     assert actor == Actor("kim", "officer", None, "oidc")
     stored = principal(db, "kim")
     assert (stored.oidc_issuer, stored.oidc_subject) == (ISS, "abc-123")
     # bound: the e-mail is no longer needed, and another identity with it is refused
-    assert accounts.actor_from_oidc(db, {"iss": ISS, "sub": "abc-123"}).username == "kim"
+    assert signin.actor_from_oidc(db, {"iss": ISS, "sub": "abc-123"}).username == "kim"
     with pytest.raises(AuthError, match="bound to another identity"):
-        accounts.actor_from_oidc(db, claims(sub="someone-else"))
+        signin.actor_from_oidc(db, claims(sub="someone-else"))
     assert [e.action for e in events(db) if e.action.startswith(("auth.", "account.oidc"))] == [
         "account.oidc_linked",
         "auth.signed_in",
@@ -329,12 +329,12 @@ def test_oidc_maps_a_verified_email_then_binds_the_identity(db: Database) -> Non
 def test_oidc_refuses_unverified_email_and_unregistered_identities(db: Database) -> None:
     accounts.add_user(db, "kim", role="officer", email="kim@example.org", by="test")
     with pytest.raises(AuthError, match="no memaudit account"):
-        accounts.actor_from_oidc(db, claims(email_verified=False))
+        signin.actor_from_oidc(db, claims(email_verified=False))
     assert principal(db, "kim").oidc_subject is None
     with pytest.raises(AuthError, match="no memaudit account"):
-        accounts.actor_from_oidc(db, claims(email="new@example.org"))
+        signin.actor_from_oidc(db, claims(email="new@example.org"))
     with pytest.raises(AuthError, match="no issuer or subject"):
-        accounts.actor_from_oidc(db, {"email": "kim@example.org", "email_verified": True})
+        signin.actor_from_oidc(db, {"email": "kim@example.org", "email_verified": True})
     reasons = [e.details["reason"] for e in events(db, "auth.sign_in_failed")]
     assert reasons == ["not_registered", "not_registered", "missing_claims"]
     assert len(accounts.list_users(db)) == 1
@@ -344,7 +344,7 @@ def test_oidc_issuer_allow_list(db: Database, monkeypatch: pytest.MonkeyPatch) -
     accounts.add_user(db, "kim", role="officer", email="kim@example.org", by="test")
     with_settings(db, monkeypatch, oidc_issuer="https://other.example.org")
     with pytest.raises(AuthError, match="not accepted"):
-        accounts.actor_from_oidc(db, claims())
+        signin.actor_from_oidc(db, claims())
     assert principal(db, "kim").oidc_subject is None
 
 
@@ -353,20 +353,20 @@ def test_oidc_disabled_account_is_refused(db: Database) -> None:
     accounts.add_user(db, "root", role="admin", password=PW, by="test")
     accounts.disable_user(db, "kim", by="root")
     with pytest.raises(AccountDisabledError):
-        accounts.actor_from_oidc(db, claims())
+        signin.actor_from_oidc(db, claims())
 
 
 def test_oidc_auto_provision_makes_users_only(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with_settings(db, monkeypatch, oidc_auto_provision=True, oidc_subject_claim="uid")
-    actor = accounts.actor_from_oidc(db, claims(email="New@Example.org", uid="42"))
+    actor = signin.actor_from_oidc(db, claims(email="New@Example.org", uid="42"))
     assert actor == Actor("new@example.org", "user", "user:42", "oidc")
     (ev,) = events(db, "account.provisioned")
     assert ev.details["role"] == "user" and "user:42" not in dump([ev])
-    assert accounts.actor_from_oidc(db, claims(email="New@Example.org", uid="42")) == actor
+    assert signin.actor_from_oidc(db, claims(email="New@Example.org", uid="42")) == actor
     with pytest.raises(AuthError):  # no verified e-mail: nobody is created
-        accounts.actor_from_oidc(db, claims(sub="x-9", email="b@example.org", email_verified=None))
+        signin.actor_from_oidc(db, claims(sub="x-9", email="b@example.org", email_verified=None))
     assert [a.username for a in accounts.list_users(db)] == ["new@example.org"]
 
 
@@ -379,7 +379,7 @@ def test_cli_users_lifecycle(
     monkeypatch.setenv("MEMAUDIT_NEW_PASSWORD", PW)
     r = run_cli("--database-url", db_url, "users", "add", "root", "--role", "admin", "--by", "ops")
     assert r.code == 0, r.err
-    assert accounts.authenticate(db, "root", PW).role == "admin"
+    assert signin.authenticate(db, "root", PW).role == "admin"
     monkeypatch.delenv("MEMAUDIT_NEW_PASSWORD")
     secret = tmp_path / "pw.txt"
     secret.write_text("another long password\n", encoding="utf-8")
@@ -388,7 +388,7 @@ def test_cli_users_lifecycle(
         "--subject", "user:alice", "--password-file", str(secret),
     )  # fmt: skip
     assert r.code == 0, r.err
-    assert accounts.authenticate(db, "alice", "another long password").subject == "user:alice"
+    assert signin.authenticate(db, "alice", "another long password").subject == "user:alice"
     r = run_cli("--database-url", db_url, "users", "add", "bob", "--role", "user", "--no-password")
     assert r.code == 2 and "subject" in r.err
     r = run_cli("--database-url", db_url, "users", "list", "--format", "json")
@@ -428,7 +428,7 @@ def test_cli_password_prompt_asks_twice(db: Database, db_url: str) -> None:
     )
     assert result.exit_code == 0, result.output
     assert PW not in result.output
-    assert accounts.authenticate(db, "kim", PW).role == "officer"
+    assert signin.authenticate(db, "kim", PW).role == "officer"
 
 
 def test_cli_takes_no_password_argument() -> None:

@@ -22,7 +22,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import func, select
 from streamlit.testing.v1 import AppTest
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import erasure as access_erasure
 from auditor.access import officer as access
 from auditor.access import officer_actions as access_actions
@@ -124,7 +124,7 @@ class Store:
     url: str
 
     def actor(self, name: str) -> Actor:
-        return accounts.authenticate(self.db, name, PW)
+        return signin.authenticate(self.db, name, PW)
 
     def events(self, action: str, since: int = 0) -> list[AuditEvent]:
         with self.db.session() as s:
@@ -700,7 +700,7 @@ def test_change_my_password(store: Store) -> None:
     at.text_input(key="account_new_password2").input("another long password")
     at.button(key="account_password_submit").click().run()
     assert any("Password changed" in s for s in messages(ok(at).success))
-    accounts.authenticate(store.db, SAM_USER, "another long password")
+    signin.authenticate(store.db, SAM_USER, "another long password")
 
 
 # -- user pages ---------------------------------------------------------------------------------
@@ -1119,13 +1119,13 @@ def test_demo_accounts_are_idempotent(
     assert [(n, r) for n, r, _p in first] == [(DEMO_OFFICER, "officer"), (DEMO_USER, "user")]
     passwords = {n: p for n, _r, p in first}
     assert all(passwords.values())
-    accounts.authenticate(store.db, DEMO_USER, str(passwords[DEMO_USER]))
+    signin.authenticate(store.db, DEMO_USER, str(passwords[DEMO_USER]))
     assert accounts.get_user(store.db, DEMO_USER).subject == DEMO_SUBJECT
     assert all(p is None for _n, _r, p in ensure_demo_accounts(store.db))  # shown once
     monkeypatch.setenv(DEMO_OFFICER_PASSWORD_ENV, "officer password from env")
     monkeypatch.setenv(DEMO_USER_PASSWORD_ENV, "user password from env")
     assert all(p is None for _n, _r, p in ensure_demo_accounts(store.db))
-    accounts.authenticate(store.db, DEMO_OFFICER, "officer password from env")
+    signin.authenticate(store.db, DEMO_OFFICER, "officer password from env")
     result = run_cli("--database-url", store.url, "dashboard", "--demo-accounts", "--dry-run")
     assert result.code == 0 and "password:" not in result.err
 
@@ -1167,4 +1167,4 @@ def test_core_flow_on_each_backend(db: Database, monkeypatch: pytest.MonkeyPatch
     with db.session() as s:
         denied = s.scalars(select(AuditEvent).where(AuditEvent.action == "access.denied")).all()
     assert [e.target_ids for e in denied] == [["bob_1"]]
-    assert access_sessions.session_valid(db, accounts.authenticate(db, "ann", PW))
+    assert access_sessions.session_valid(db, signin.authenticate(db, "ann", PW))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import erasure as access_erasure
 from auditor.erasure import queue as erasure_queue
 from auditor.erasure import requests as erasure
@@ -121,7 +121,7 @@ def test_cli_refuses_unknown_subjects_everywhere(
 
 def test_dashboard_service_refuses_a_typo_with_near_matches(people: Database) -> None:
     accounts.add_user(people, "off", role="officer", password="pw-Officer-12345", by="test")
-    actor = accounts.authenticate(people, "off", "pw-Officer-12345")
+    actor = signin.authenticate(people, "off", "pw-Officer-12345")
     with pytest.raises(InputError, match=r"did you mean user:olivia\.w\?"):
         access_erasure.erase_subject_now(people, actor, "user:olivai.w")
     with pytest.raises(InputError, match="not a subject id"):

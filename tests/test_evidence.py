@@ -13,7 +13,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import officer_findings as access_findings
 from auditor.access.accounts import Actor
 from auditor.config import Settings
@@ -275,7 +275,7 @@ def _officer_over_a_scanned_secret(
         accounts, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
     accounts.add_user(db, "officer", role="officer", password="a long enough pw", by="test")
-    officer = accounts.authenticate(db, "officer", "a long enough pw")
+    officer = signin.authenticate(db, "officer", "a long enough pw")
     rec = make_record(memory_id="s1", fact=f"the deploy token is {TOKEN}")
     Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "s.jsonl", [rec]), db.settings))
     Scanner(db, load_pack()).run(full=True)

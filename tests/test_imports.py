@@ -191,7 +191,7 @@ def test_the_dashboards_services_load_no_scan_engine() -> None:
         "import json, sys\n"
         "import auditor.access.officer, auditor.access.officer_findings\n"
         "import auditor.access.officer_actions, auditor.access.erasure\n"
-        "import auditor.access.sessions\n"
+        "import auditor.access.sessions, auditor.access.signin\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run(

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 from argon2 import PasswordHasher
 
-from auditor.access import accounts, signin_limits
+from auditor.access import accounts, signin, signin_limits
 from auditor.access.signin_limits import BUSY_MESSAGE, RATE_MESSAGE, SignInBusyError
 from auditor.errors import AuthError
 from auditor.store.db import Database
@@ -53,7 +53,7 @@ def storm(db: Database, names: list[str]) -> list[BaseException | None]:
     def one(i: int) -> None:
         start.wait()
         try:
-            accounts.authenticate(db, names[i], "wrong password, many times")
+            signin.authenticate(db, names[i], "wrong password, many times")
         except BaseException as exc:  # noqa: BLE001 - collected and checked below
             results[i] = exc
 
@@ -111,21 +111,21 @@ def test_per_name_rate_limit_refuses_before_any_argon2_work(
     tune(db, monkeypatch, sign_in_account_rate=3, sign_in_max_failures=0)
     for _ in range(3):
         with pytest.raises(AuthError) as wrong:
-            accounts.authenticate(db, "Kim", "wrong password here")
+            signin.authenticate(db, "Kim", "wrong password here")
         assert type(wrong.value) is AuthError
     calls = hasher.calls
     for name in ("kim", " KIM "):  # the name as typed, normalised
         with pytest.raises(SignInBusyError, match=RATE_MESSAGE):
-            accounts.authenticate(db, name, PW)
+            signin.authenticate(db, name, PW)
     assert hasher.calls == calls
     # an unknown name is limited the same way, and other names still get through
     for _ in range(3):
         with pytest.raises(AuthError):
-            accounts.authenticate(db, "ghost", PW)
+            signin.authenticate(db, "ghost", PW)
     with pytest.raises(SignInBusyError, match=RATE_MESSAGE):
-        accounts.authenticate(db, "ghost", PW)
+        signin.authenticate(db, "ghost", PW)
     accounts.add_user(db, "lee", role="officer", password=PW, by="test")
-    assert accounts.authenticate(db, "lee", PW).username == "lee"
+    assert signin.authenticate(db, "lee", PW).username == "lee"
 
 
 def test_global_rate_limit_and_the_window_slides(
@@ -138,11 +138,11 @@ def test_global_rate_limit_and_the_window_slides(
     tune(db, monkeypatch, sign_in_global_rate=4, sign_in_rate_window_seconds=60)
     for i in range(4):
         with pytest.raises(AuthError):
-            accounts.authenticate(db, f"name{i}", PW)
+            signin.authenticate(db, f"name{i}", PW)
     with pytest.raises(SignInBusyError, match=RATE_MESSAGE):
-        accounts.authenticate(db, "kim", PW)  # even the right password waits
+        signin.authenticate(db, "kim", PW)  # even the right password waits
     now[0] += 61
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+    assert signin.authenticate(db, "kim", PW).username == "kim"
 
 
 def test_change_my_password_is_rate_limited_too(
@@ -153,9 +153,9 @@ def test_change_my_password_is_rate_limited_too(
     tune(db, monkeypatch, sign_in_account_rate=2, sign_in_max_failures=0)
     for _ in range(2):
         with pytest.raises(AuthError):
-            accounts.check_current_password(db, "kim", "wrong password here")
+            signin.check_current_password(db, "kim", "wrong password here")
     with pytest.raises(SignInBusyError):
-        accounts.check_current_password(db, "kim", PW)
+        signin.check_current_password(db, "kim", PW)
 
 
 def test_the_name_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import admin as access_admin
 from auditor.daemon.runner import Daemon, Metrics
 from auditor.errors import AuthError
@@ -70,7 +70,7 @@ def stored(db: Database, name: str) -> Principal:
 
 def failure(db: Database, name: str, password: str) -> AuthError:
     with pytest.raises(AuthError) as caught:
-        accounts.authenticate(db, name, password)
+        signin.authenticate(db, name, password)
     return caught.value
 
 
@@ -123,7 +123,7 @@ def test_attempts_during_a_lock_are_counted_and_extend_it(locking_db: Database) 
             .where(Principal.username == "kim")
             .values(locked_until=utcnow() - timedelta(seconds=1))
         )
-    assert accounts.authenticate(db, "kim", PW).username == "kim"
+    assert signin.authenticate(db, "kim", PW).username == "kim"
 
 
 def test_the_lockout_is_in_the_audit_log(locking_db: Database) -> None:
@@ -140,7 +140,7 @@ def test_the_lockout_is_in_the_audit_log(locking_db: Database) -> None:
 def test_change_my_password_counts_failures_and_locks(locking_db: Database) -> None:
     db = locking_db
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
-    actor = accounts.authenticate(db, "kim", PW)
+    actor = signin.authenticate(db, "kim", PW)
     new = "another long password"
     for _ in range(3):
         with pytest.raises(AuthError, match="current password is wrong"):
@@ -163,13 +163,13 @@ def test_change_my_password_with_the_right_password_clears_the_count(
 ) -> None:
     db = locking_db
     accounts.add_user(db, "kim", role="officer", password=PW, by="test")
-    actor = accounts.authenticate(db, "kim", PW)
+    actor = signin.authenticate(db, "kim", PW)
     with pytest.raises(AuthError):
         access_admin.change_my_password(db, actor, WRONG, "another long password")
     assert stored(db, "kim").failed_sign_ins == 1
     access_admin.change_my_password(db, actor, PW, "another long password")
     assert stored(db, "kim").failed_sign_ins == 0
-    assert accounts.authenticate(db, "kim", "another long password").username == "kim"
+    assert signin.authenticate(db, "kim", "another long password").username == "kim"
 
 
 def _metric(metrics: Metrics, name: str) -> Any:

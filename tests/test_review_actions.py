@@ -15,7 +15,7 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 from ulid import ULID
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access import admin as access_admin
 from auditor.access import officer_actions as access_actions
 from auditor.access import review as access_review
@@ -48,7 +48,7 @@ def officer(db: Database) -> Actor:
             make_record(memory_id=mid, subject="user:ann", fact=f"fact {mid}", namespace=ns),
             actor="test",
         )
-    return accounts.authenticate(db, "officer", PW)
+    return signin.authenticate(db, "officer", PW)
 
 
 def add_finding(db: Database, memory_ids: list[str], status: str = "open") -> str:
@@ -244,7 +244,7 @@ def test_a_disabled_account_or_a_new_password_ends_the_token(
     db: Database, officer: Actor, keyed: None
 ) -> None:
     accounts.add_user(db, "root", role="admin", password=PW, by="test")
-    admin = accounts.authenticate(db, "root", PW)
+    admin = signin.authenticate(db, "root", PW)
     issued = access_sessions.issue_token(db, officer)
     assert issued is not None
     access_admin.set_account_password(db, admin, "officer", PW + " changed")

@@ -6,8 +6,8 @@ memory search, audit log, rule statistics), ``officer_findings`` (review queue, 
 detail), ``officer_actions`` (actions on findings), ``review`` (previews, a memory's open
 findings), ``admin`` (account management), ``user`` (a user's own memories, corrections,
 deletes and export), ``erasure`` (the erasure pages), ``readers`` (read services shared
-with the CLI), ``accounts`` (roles, passwords, OIDC, sign-in), ``sessions``, ``lockout``
-and ``signin_limits``.
+with the CLI), ``accounts`` (roles, the actor, passwords, account management), ``signin``
+(sign-in with a password or OIDC), ``sessions``, ``lockout`` and ``signin_limits``.
 
 May import: ``auditor.erasure``, ``auditor.sources``, ``auditor.scan``,
 ``auditor.rulepack``, ``auditor.lifecycle``, ``auditor.store`` and the top-level modules.

@@ -9,7 +9,7 @@ recorded by :func:`auditor.access.guard.guard`. The account events themselves
 
 from __future__ import annotations
 
-from auditor.access import accounts
+from auditor.access import accounts, signin
 from auditor.access.accounts import Account, Actor
 from auditor.access.guard import ADMIN_ROLES, guard, require_role
 from auditor.store.db import Database
@@ -134,10 +134,10 @@ def change_my_password(
         AccessDenied: the session no longer matches the account.
         AuthError: the current password is wrong, or the account is locked (recorded as
             ``account.password_change_failed``; failures count towards the lockout, see
-            :func:`auditor.access.accounts.check_current_password`).
+            :func:`auditor.access.signin.check_current_password`).
         InputError: the new password breaks the policy.
     """
     with guard(db, actor, "change_my_password"), db.session() as session:
         require_role(session, actor, (actor.role,), "change_my_password")
-    accounts.check_current_password(db, actor.username, current_password)
+    signin.check_current_password(db, actor.username, current_password)
     accounts.set_password(db, actor.username, new_password, by=actor.username)

@@ -7,8 +7,8 @@ import json
 import streamlit as st
 import ui
 
-from auditor.access import accounts
 from auditor.access import erasure as access_erasure
+from auditor.access import signin
 from auditor.errors import AuthError
 
 db = ui.store()
@@ -49,7 +49,7 @@ with st.form("sign_in_form", clear_on_submit=True):
 
 if submitted:
     try:
-        actor = accounts.authenticate(db, username, password)
+        actor = signin.authenticate(db, username, password)
     except AuthError as exc:  # one message for unknown user and wrong password
         st.error(ui.esc(str(exc)), icon=":material/block:")
     else:
