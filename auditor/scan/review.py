@@ -1,6 +1,6 @@
 """Reviewer actions on findings: one vocabulary, one validation, one way to apply them.
 
-The dashboard (:func:`auditor.access.officer.act_on_findings`) and the CLI (``memaudit review``)
+The dashboard (:func:`auditor.access.officer_actions.act_on_findings`) and the CLI (``memaudit review``)
 both use this module, so an officer meets the same actions, the same rules and the same
 messages wherever they work:
 
