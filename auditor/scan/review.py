@@ -1,8 +1,8 @@
 """Reviewer actions on findings: one vocabulary, one validation, one way to apply them.
 
-The dashboard (:func:`auditor.access.officer_actions.act_on_findings`) and the CLI (``memaudit review``)
-both use this module, so an officer meets the same actions, the same rules and the same
-messages wherever they work:
+The dashboard (:func:`auditor.access.officer_actions.act_on_findings`) and the CLI
+(``memaudit review``) both use this module, so an officer meets the same actions, the same
+rules and the same messages wherever they work:
 
 * :data:`ACTIONS` and :data:`ACTION_HELP`: what a reviewer can do to a finding, in plain
   words. ``suppress`` is ``dismiss`` with the fingerprint suppressed; ``delete``
