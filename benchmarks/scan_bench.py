@@ -46,6 +46,7 @@ from auditor.rulepack.pack import load_pack
 from auditor.scan.runs import DISPATCH_QUEUE
 from auditor.scan.scanner import Scanner
 from auditor.scan.shards import ShardQueue
+from auditor.scan.workers import largest_first
 from auditor.sources.files import open_source
 from auditor.sources.importer import Importer
 from auditor.store.db import Database
@@ -144,7 +145,8 @@ def _replicated_scan(url: str, db: Database, replicas: int, shards: int) -> dict
         cpu0 = (_cpu_seconds([p.pid for p in procs]), _cpu_seconds(pg_pids))
         t0 = time.perf_counter()
         run_id = scanner.start(full=True, shards=shards, dispatch=DISPATCH_QUEUE)
-        queue.defer(run_id, range(shards))
+        # the daemon's order: biggest shards first (auditor.daemon.runner)
+        queue.defer(run_id, largest_first(scanner, run_id, range(shards)))
         status = queue.wait(run_id, lambda: False, poll=0.5)
         took = time.perf_counter() - t0
         replica_cpu = _cpu_seconds([p.pid for p in procs]) - cpu0[0]
