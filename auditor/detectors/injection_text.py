@@ -236,14 +236,17 @@ def _normalise(text: str) -> _Norm:
     return _Norm(out_text, index, steps, counts)
 
 
-def _hidden_payloads(text: str) -> tuple[list[tuple[int, int, str, str]], list[_Hit]]:
+_Payload = tuple[int, int, str, str]
+
+
+def _hidden_payloads(text: str) -> tuple[list[_Payload], list[_Hit]]:
     """Hidden-text signals in the original text, and decoded hidden payloads.
 
     Returns:
         (payloads, hits): payloads are ``(start, end, kind, decoded_text)`` to scan again;
         hits are ``hidden_text`` signals with their spans.
     """
-    payloads: list[tuple[int, int, str, str]] = []
+    payloads: list[_Payload] = []
     hits: list[_Hit] = []
     n = len(text)
     i = 0
@@ -251,80 +254,13 @@ def _hidden_payloads(text: str) -> tuple[list[tuple[int, int, str, str]], list[_
     while i < n:
         cp = ord(text[i])
         if cp in _TAG_RANGE:
-            j = i
-            while j < n and ord(text[j]) in _TAG_RANGE:
-                j += 1
-            is_flag = i > 0 and ord(text[i - 1]) == _FLAG_BASE and ord(text[j - 1]) == 0xE007F
-            if not is_flag:
-                decoded = "".join(
-                    chr(ord(c) - 0xE0000) for c in text[i:j] if 0x20 <= ord(c) - 0xE0000 < 0x7F
-                )
-                hits.append(
-                    _Hit(
-                        "hidden_text",
-                        0.96 if len(decoded) >= 2 else 0.8,
-                        i,
-                        j,
-                        "any.hidden.unicode_tags",
-                        "any",
-                        "carries text in invisible Unicode tag characters",
-                    )
-                )
-                if decoded.strip():
-                    payloads.append((i, j, "unicode_tags", decoded))
-            i = j
-            continue
-        if _is_vs(cp):
-            j = i
-            while j < n and _is_vs(ord(text[j])):
-                j += 1
-            if j - i >= 4:
-                raw = bytes(_vs_byte(ord(c)) for c in text[i:j])
-                hits.append(
-                    _Hit(
-                        "hidden_text",
-                        0.9,
-                        max(i - 1, 0),
-                        j,
-                        "any.hidden.variation_selectors",
-                        "any",
-                        "carries data in a run of variation selectors",
-                    )
-                )
-                decoded = raw.decode("utf-8", errors="ignore")
-                if decoded.strip():
-                    payloads.append((max(i - 1, 0), j, "variation_selectors", decoded))
-            i = j
-            continue
-        if cp in _ZERO_WIDTH or cp in _BIDI_CONTROLS:
-            j = i
-            while j < n and (ord(text[j]) in _ZERO_WIDTH or ord(text[j]) in _BIDI_CONTROLS):
-                j += 1
-            before = text[i - 1] if i > 0 else ""
-            after = text[j] if j < n else ""
-            if j - i >= _ZW_PAYLOAD_RUN:
-                # a long run is a payload in itself (zero-width binary steganography)
-                hits.append(
-                    _Hit(
-                        "hidden_text",
-                        0.9,
-                        max(i - 1, 0),
-                        min(j + 1, n),
-                        "any.hidden.zero_width_run",
-                        "any",
-                        "carries a long run of invisible characters",
-                    )
-                )
-                hidden = _zero_width_binary(text[i:j])
-                if hidden:
-                    payloads.append((i, j, "zero_width_binary", hidden))
-            elif before and after and _WORDISH_RE.match(before) and _WORDISH_RE.match(after):
-                intra.append((i, j))
-            elif j - i >= 3:
-                intra.append((i, j))
-            i = j
-            continue
-        i += 1
+            i = _tag_run(text, i, payloads, hits)
+        elif _is_vs(cp):
+            i = _selector_run(text, i, payloads, hits)
+        elif cp in _ZERO_WIDTH or cp in _BIDI_CONTROLS:
+            i = _invisible_run(text, i, payloads, hits, intra)
+        else:
+            i += 1
     if intra:
         score = 0.88 if len(intra) >= 2 else 0.62
         start, end = intra[0][0], intra[-1][1]
@@ -353,6 +289,95 @@ def _hidden_payloads(text: str) -> tuple[list[tuple[int, int, str, str]], list[_
             )
         )
     return payloads, hits
+
+
+def _tag_run(text: str, i: int, payloads: list[_Payload], hits: list[_Hit]) -> int:
+    """A run of Unicode tag characters from ``i`` (a flag's tag sequence excepted); its end."""
+    n = len(text)
+    j = i
+    while j < n and ord(text[j]) in _TAG_RANGE:
+        j += 1
+    is_flag = i > 0 and ord(text[i - 1]) == _FLAG_BASE and ord(text[j - 1]) == 0xE007F
+    if not is_flag:
+        decoded = "".join(
+            chr(ord(c) - 0xE0000) for c in text[i:j] if 0x20 <= ord(c) - 0xE0000 < 0x7F
+        )
+        hits.append(
+            _Hit(
+                "hidden_text",
+                0.96 if len(decoded) >= 2 else 0.8,
+                i,
+                j,
+                "any.hidden.unicode_tags",
+                "any",
+                "carries text in invisible Unicode tag characters",
+            )
+        )
+        if decoded.strip():
+            payloads.append((i, j, "unicode_tags", decoded))
+    return j
+
+
+def _selector_run(text: str, i: int, payloads: list[_Payload], hits: list[_Hit]) -> int:
+    """A run of variation selectors from ``i`` (four or more carry bytes); its end."""
+    n = len(text)
+    j = i
+    while j < n and _is_vs(ord(text[j])):
+        j += 1
+    if j - i >= 4:
+        raw = bytes(_vs_byte(ord(c)) for c in text[i:j])
+        hits.append(
+            _Hit(
+                "hidden_text",
+                0.9,
+                max(i - 1, 0),
+                j,
+                "any.hidden.variation_selectors",
+                "any",
+                "carries data in a run of variation selectors",
+            )
+        )
+        decoded = raw.decode("utf-8", errors="ignore")
+        if decoded.strip():
+            payloads.append((max(i - 1, 0), j, "variation_selectors", decoded))
+    return j
+
+
+def _invisible_run(
+    text: str,
+    i: int,
+    payloads: list[_Payload],
+    hits: list[_Hit],
+    intra: list[tuple[int, int]],
+) -> int:
+    """A run of zero-width or bidi controls from ``i``: a payload, or a split word; its end."""
+    n = len(text)
+    j = i
+    while j < n and (ord(text[j]) in _ZERO_WIDTH or ord(text[j]) in _BIDI_CONTROLS):
+        j += 1
+    before = text[i - 1] if i > 0 else ""
+    after = text[j] if j < n else ""
+    if j - i >= _ZW_PAYLOAD_RUN:
+        # a long run is a payload in itself (zero-width binary steganography)
+        hits.append(
+            _Hit(
+                "hidden_text",
+                0.9,
+                max(i - 1, 0),
+                min(j + 1, n),
+                "any.hidden.zero_width_run",
+                "any",
+                "carries a long run of invisible characters",
+            )
+        )
+        hidden = _zero_width_binary(text[i:j])
+        if hidden:
+            payloads.append((i, j, "zero_width_binary", hidden))
+    elif before and after and _WORDISH_RE.match(before) and _WORDISH_RE.match(after):
+        intra.append((i, j))
+    elif j - i >= 3:
+        intra.append((i, j))
+    return j
 
 
 #: Invisible characters in one run from which the run counts as a hidden payload.
