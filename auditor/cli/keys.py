@@ -70,112 +70,118 @@ _no_vacuum = click.option(
 _json = click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
 
 
-def register_keys_commands(cli: click.Group) -> None:
-    """Add the ``keys`` group and ``encrypt-store`` to the ``memaudit`` group."""
-    pass_ctx = click.pass_obj
+@click.group("keys")
+def keys_group() -> None:
+    """Encryption at rest: subject keys (crypto-shredding) and the master key.
 
-    @cli.group("keys")
-    def keys_group() -> None:
-        """Encryption at rest: subject keys (crypto-shredding) and the master key.
+    Memory text, source URIs and consent sources are sealed with AES-GCM under a data
+    key per subject, wrapped by the master key (MEMAUDIT_MASTER_KEY, the secret file
+    memaudit_master_key, or <database>.master-key beside a SQLite store). Erasing a
+    subject destroys its key. See docs/erasure.md.
+    """
 
-        Memory text, source URIs and consent sources are sealed with AES-GCM under a data
-        key per subject, wrapped by the master key (MEMAUDIT_MASTER_KEY, the secret file
-        memaudit_master_key, or <database>.master-key beside a SQLite store). Erasing a
-        subject destroys its key. See docs/erasure.md.
-        """
 
-    @keys_group.command("status")
-    @_json
-    @pass_ctx
-    def keys_status(c: Ctx, as_json: bool) -> None:
-        """Whether encryption is on, where keys live, rows still in clear."""
-        data = _status(c.db())
-        if as_json:
-            click.echo(json.dumps(data, indent=2, sort_keys=True))
-            return
-        click.echo(f"encryption at rest: {data['encryption']}")
-        if data["keys"]:
-            click.echo(f"keys: {data['keys']}; subject keys: {data['subject_keys']}")
-        for table, n in data["rows_in_clear"].items():
-            click.echo(f"{table}: {n} rows in clear")
+@keys_group.command("status")
+@_json
+@click.pass_obj
+def keys_status(c: Ctx, as_json: bool) -> None:
+    """Whether encryption is on, where keys live, rows still in clear."""
+    data = _status(c.db())
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    click.echo(f"encryption at rest: {data['encryption']}")
+    if data["keys"]:
+        click.echo(f"keys: {data['keys']}; subject keys: {data['subject_keys']}")
+    for table, n in data["rows_in_clear"].items():
+        click.echo(f"{table}: {n} rows in clear")
 
-    @keys_group.command("migrate")
-    @_batch
-    @_no_vacuum
-    @_json
-    @pass_ctx
-    def keys_migrate(c: Ctx, batch: int, no_vacuum: bool, as_json: bool) -> None:
-        """Encrypt a plaintext store in batches (resumable, idempotent), then VACUUM.
 
-        Stop it at any time and run it again: it carries on with the rows still in clear.
-        """
-        _migrate(c.db(), batch, no_vacuum, as_json)
+@keys_group.command("migrate")
+@_batch
+@_no_vacuum
+@_json
+@click.pass_obj
+def keys_migrate(c: Ctx, batch: int, no_vacuum: bool, as_json: bool) -> None:
+    """Encrypt a plaintext store in batches (resumable, idempotent), then VACUUM.
 
-    @cli.command("encrypt-store")
-    @_batch
-    @_no_vacuum
-    @_json
-    @pass_ctx
-    def encrypt_store(c: Ctx, batch: int, no_vacuum: bool, as_json: bool) -> None:
-        """Encrypt an existing plaintext store (same as `memaudit keys migrate`)."""
-        _migrate(c.db(), batch, no_vacuum, as_json)
+    Stop it at any time and run it again: it carries on with the rows still in clear.
+    """
+    _migrate(c.db(), batch, no_vacuum, as_json)
 
-    @keys_group.command("rotate-master")
-    @click.option(
-        "--new-key-file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="File holding the new master key (64 hex characters). Default: generate one.",
+
+@click.command("encrypt-store")
+@_batch
+@_no_vacuum
+@_json
+@click.pass_obj
+def encrypt_store(c: Ctx, batch: int, no_vacuum: bool, as_json: bool) -> None:
+    """Encrypt an existing plaintext store (same as `memaudit keys migrate`)."""
+    _migrate(c.db(), batch, no_vacuum, as_json)
+
+
+@keys_group.command("rotate-master")
+@click.option(
+    "--new-key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File holding the new master key (64 hex characters). Default: generate one.",
+)
+@click.pass_obj
+def rotate_master(c: Ctx, new_key_file: Path | None) -> None:
+    """Re-wrap every subject key under a new master key (stop memaudit first).
+
+    A master key read from a file (beside the SQLite store or in MEMAUDIT_SECRETS_DIR)
+    is replaced there; one given in MEMAUDIT_MASTER_KEY must then be changed by you
+    (the new key is written to --new-key-file, or to a new 0600 file it names).
+    """
+    from auditor.erasure.keys import write_key_file
+    from auditor.store.subject_keys import (
+        MASTER_KEY_ENV,
+        LocalKeyStore,
+        master_key_location,
+        parse_master_key,
     )
-    @pass_ctx
-    def rotate_master(c: Ctx, new_key_file: Path | None) -> None:
-        """Re-wrap every subject key under a new master key (stop memaudit first).
 
-        A master key read from a file (beside the SQLite store or in MEMAUDIT_SECRETS_DIR)
-        is replaced there; one given in MEMAUDIT_MASTER_KEY must then be changed by you
-        (the new key is written to --new-key-file, or to a new 0600 file it names).
-        """
-        from auditor.erasure.keys import write_key_file
-        from auditor.store.subject_keys import (
-            MASTER_KEY_ENV,
-            LocalKeyStore,
-            master_key_location,
-            parse_master_key,
+    db = c.db()
+    keystore = db.keystore
+    if not isinstance(keystore, LocalKeyStore):
+        raise ConfigError("encryption at rest is off for this store: nothing to rotate")
+    url = db.url.render_as_string(hide_password=False)
+    generated = None
+    if new_key_file is not None and new_key_file.exists():
+        try:
+            raw = new_key_file.read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"--new-key-file {new_key_file}: cannot read: {exc}") from None
+        new = parse_master_key(raw, str(new_key_file))
+    else:
+        generated = new_key_file or Path(f"{master_key_location(url) or 'memaudit'}.new")
+        new = bytes.fromhex(write_key_file(generated))
+        click.echo(f"new master key written to {generated} (0600)", err=True)
+    count = keystore.rewrap(new)
+    click.echo(f"re-wrapped {count} key files", err=True)
+    path = master_key_location(url)
+    if not os.environ.get(MASTER_KEY_ENV) and path is not None and path.is_file():
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, (new.hex() + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        click.echo(f"master key replaced in {path}", err=True)
+        if generated is not None and new_key_file is None:
+            generated.unlink()  # the key is in place: no second copy left lying around
+    else:
+        click.echo(
+            "now set MEMAUDIT_MASTER_KEY to the new key everywhere memaudit runs",
+            err=True,
         )
 
-        db = c.db()
-        keystore = db.keystore
-        if not isinstance(keystore, LocalKeyStore):
-            raise ConfigError("encryption at rest is off for this store: nothing to rotate")
-        url = db.url.render_as_string(hide_password=False)
-        generated = None
-        if new_key_file is not None and new_key_file.exists():
-            try:
-                raw = new_key_file.read_text(encoding="ascii")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"--new-key-file {new_key_file}: cannot read: {exc}") from None
-            new = parse_master_key(raw, str(new_key_file))
-        else:
-            generated = new_key_file or Path(f"{master_key_location(url) or 'memaudit'}.new")
-            new = bytes.fromhex(write_key_file(generated))
-            click.echo(f"new master key written to {generated} (0600)", err=True)
-        count = keystore.rewrap(new)
-        click.echo(f"re-wrapped {count} key files", err=True)
-        path = master_key_location(url)
-        if not os.environ.get(MASTER_KEY_ENV) and path is not None and path.is_file():
-            tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(fd, (new.hex() + "\n").encode("ascii"))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
-            click.echo(f"master key replaced in {path}", err=True)
-            if generated is not None and new_key_file is None:
-                generated.unlink()  # the key is in place: no second copy left lying around
-        else:
-            click.echo(
-                "now set MEMAUDIT_MASTER_KEY to the new key everywhere memaudit runs",
-                err=True,
-            )
+
+def register_keys_commands(cli: click.Group) -> None:
+    """Add the ``keys`` group and ``encrypt-store`` to the ``memaudit`` group."""
+    cli.add_command(keys_group)
+    cli.add_command(encrypt_store)
