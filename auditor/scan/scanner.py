@@ -79,8 +79,9 @@ from auditor.scan.runs import (
 )
 from auditor.scan.selection import (
     _VIEW_COLUMNS,
+    _batch_focus,
     _changed_filter,
-    _consents,
+    _read_batch,
     _Selection,
     _Window,
     shard_of,
@@ -143,6 +144,20 @@ class _ShardJob:
 def worker_name() -> str:
     """This process, as named in shard rows: host and pid."""
     return f"{socket.gethostname()}:{os.getpid()}"[:200]
+
+
+def _count_errors(summary: ScanSummary, errors: Sequence[EngineError]) -> None:
+    """Count a batch's detector errors in the summary, keeping the first few in full."""
+    for err in errors:
+        summary.error_count += 1
+        if len(summary.errors) < MAX_ERRORS_KEPT:
+            summary.errors.append(
+                {
+                    "rules": list(err.rule_ids),
+                    "memories": list(err.memory_ids)[:20],
+                    "error": err.error,
+                }
+            )
 
 
 class Scanner:
@@ -672,44 +687,9 @@ class Scanner:
         With ``window`` (one big subject): only the window's memories are loaded, only its
         chunk is evaluated per memory, and subject rules keep what involves the chunk.
         """
-        columns = [getattr(Memory, name) for name in _VIEW_COLUMNS]
         with self.db.session() as session:
-            # plain rows, not ORM objects: the scan only reads, and this is its hottest query
-            if window is None:
-                rows = session.execute(
-                    select(*columns)
-                    .where(Memory.subject.in_(subjects))
-                    .order_by(Memory.subject, Memory.memory_id)
-                ).all()
-            else:
-                rows = []
-                for start in range(0, len(window.ids), 500):
-                    part = window.ids[start : start + 500]
-                    rows += session.execute(
-                        select(*columns)
-                        .where(Memory.memory_id.in_(part))
-                        .order_by(Memory.memory_id)
-                    ).all()
-            changed_ids: set[str] | None = None
-            if not sel.full:
-                changed_ids = set(
-                    session.scalars(
-                        select(Memory.memory_id).where(
-                            Memory.subject.in_(subjects), _changed_filter(sel)
-                        )
-                    )
-                )
-            consents = _consents(session, subjects, sel.now)
-        focus: frozenset[str] | None = None if changed_ids is None else frozenset(changed_ids)
-        if window is not None:
-            if focus is not None:
-                focus = focus & window.chunk
-            elif not window.first:
-                focus = window.chunk  # pairs inside the overlap were the last window's
-            if changed_ids is not None:
-                changed_ids &= window.chunk
-            else:
-                changed_ids = set(window.chunk)
+            rows, changed_ids, consents = _read_batch(session, subjects, sel, window)
+        focus, changed_ids = _batch_focus(changed_ids, window)
         views = {row[0]: MemoryView(**dict(zip(_VIEW_COLUMNS, row, strict=True))) for row in rows}
         by_subject: dict[str, list[MemoryView]] = defaultdict(list)
         for v in views.values():
@@ -738,16 +718,7 @@ class Scanner:
             errors += e
         summary.memories_scanned += len(evaluated)
         summary.subjects_scanned += len(by_subject) if window is None or window.first else 0
-        for err in errors:
-            summary.error_count += 1
-            if len(summary.errors) < MAX_ERRORS_KEPT:
-                summary.errors.append(
-                    {
-                        "rules": list(err.rule_ids),
-                        "memories": list(err.memory_ids)[:20],
-                        "error": err.error,
-                    }
-                )
+        _count_errors(summary, errors)
         self.recorder.record(run_id, hits, views, evaluated, ctx.focus, sel.now, summary, commit)
         self.engine.kept.clear()  # this batch's (also cleared before each batch)
         return len(evaluated)
