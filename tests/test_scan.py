@@ -192,6 +192,27 @@ def test_fixed_memory_resolves_its_finding(db: Database, tmp_path: Path, pack_di
         assert "finding.auto_resolved" in [e.action for e in s.scalars(select(AuditEvent))]
 
 
+def test_a_memory_changed_back_reopens_the_finding_the_scan_resolved(
+    db: Database, tmp_path: Path, pack_dir: Path
+) -> None:
+    load(db, tmp_path, STORE)
+    pack = load_pack(pack_dir)
+    Scanner(db, pack).run(full=True)
+    fid = next(f["finding_id"] for f in findings(db) if f["rule_id"] == "MA-TST-002")
+    fixed = [*STORE[:2], {**STORE[2], "fact": "Told me the wifi password yesterday"}, STORE[3]]
+    load(db, tmp_path, fixed, "fixed")
+    assert Scanner(db, pack).run().findings_resolved == 1
+    load(db, tmp_path, STORE, "reverted")  # the old text again: the same fingerprint
+    summary = Scanner(db, pack).run()
+    assert (summary.findings_reopened, summary.findings_new, summary.findings_seen) == (1, 0, 1)
+    reopened = [f for f in findings(db, None) if f["finding_id"] == fid]
+    assert [(f["status"], f["resolved_by"]) for f in reopened] == [("open", None)]
+    with db.session() as s:
+        events = [e for e in s.scalars(select(AuditEvent)) if e.action == "finding.reopened"]
+        assert [e.target_ids for e in events] == [[fid]]
+        assert audit_log.verify(s).ok
+
+
 def test_changed_memory_gets_a_new_finding(db: Database, tmp_path: Path, pack_dir: Path) -> None:
     load(db, tmp_path, STORE)
     pack = load_pack(pack_dir)

@@ -87,16 +87,7 @@ class FindingRecorder:
         summary: ScanSummary,
         commit: Callable[[Session], None] | None = None,
     ) -> None:
-        merged: dict[str, tuple[Rule, list[Detection]]] = {}
-        for h in hits:
-            ids = h.detection.memory_ids
-            fp = fingerprint(
-                h.rule.id, ids, [views[i].content_hash if i in views else "" for i in ids]
-            )
-            if fp in merged:
-                merged[fp][1].append(h.detection)
-            else:
-                merged[fp] = (h.rule, [h.detection])
+        merged = _merge(hits, views)
         key = lifecycle.audit_key(self.settings)
         evidence = self._new_evidence(merged, views)  # before the write: no lock held
         with self.db.write() as session:
@@ -108,23 +99,7 @@ class FindingRecorder:
             for fp, (rule, detections) in merged.items():
                 found = existing.get(fp)
                 if found is not None:
-                    found.last_seen = now
-                    found.scan_run_id = run_id
-                    if found.status == FindingStatus.RESOLVED.value and found.resolved_by == ACTOR:
-                        found.status = FindingStatus.OPEN.value
-                        found.resolved_by = found.resolved_at = found.resolution = None
-                        summary.findings_reopened += 1
-                        audit_log.append(
-                            session,
-                            actor=ACTOR,
-                            action="finding.reopened",
-                            target_type="finding",
-                            target_ids=[found.finding_id],
-                            details={"rule": rule.id, "scan_run": run_id},
-                            key=key,
-                        )
-                    summary.findings_seen += 1
-                    summary.count(rule.id, "seen")
+                    _seen_again(session, found, rule, run_id, now, summary, key)
                     continue
                 new = self._new_finding(run_id, fp, rule, detections, views, now, evidence.get(fp))
                 opened.append(new)
@@ -139,15 +114,7 @@ class FindingRecorder:
             # the evidence), then the batch's new findings in one bulk insert.
             touched = self._act_all(session, acts, summary)
             _insert_new(session, opened)
-            # The scan's own actions are not new content: stamp them with the scan's time
-            # so the next incremental scan (watermark = this scan's time) skips them.
-            for start in range(0, len(touched), _IN_CHUNK):
-                session.execute(
-                    update(Memory)
-                    .where(Memory.memory_id.in_(touched[start : start + _IN_CHUNK]))
-                    .values(changed_at=now)
-                    .execution_options(synchronize_session=False)
-                )
+            _stamp_changed(session, touched, now)
             audit_log.append_chunked(
                 session,
                 actor=ACTOR,
@@ -363,62 +330,19 @@ class FindingRecorder:
         ids = list(views) if focus is None else list(focus)
         if not ids:
             return
-        # First the ids of open findings on these memories that this batch did not see again
-        # (a light query), then the few full findings among them.
-        unseen: set[str] = set()
-        for start in range(0, len(ids), 500):
-            # status is filtered here, not in SQL: with it in the WHERE clause, SQLite (no
-            # statistics) drives the join from the status index and tests the id list per row
-            for finding_id, fp, status in session.execute(
-                select(Finding.finding_id, Finding.fingerprint, Finding.status)
-                .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
-                .where(FindingMemory.memory_id.in_(ids[start : start + 500]))
-            ):
-                if status in OPEN_STATUSES and fp not in seen:
-                    unseen.add(finding_id)
-        candidates: dict[str, Finding] = {}
-        pending = sorted(unseen)
-        for start in range(0, len(pending), 500):
-            for f in session.scalars(
-                select(Finding)
-                .options(selectinload(Finding.memories))
-                .where(Finding.finding_id.in_(pending[start : start + 500]))
-            ):
-                candidates[f.finding_id] = f
+        candidates = _open_unseen(session, ids, seen)
         key = lifecycle.audit_key(self.settings)
         resolved: list[str] = []
         for f in candidates.values():
             if f.fingerprint in seen:
                 continue
-            rule = self.rules_by_id.get(f.rule_id)
-            if rule is None:
-                continue  # rule removed or deprecated: leave the finding for a reviewer
-            mids = [link.memory_id for link in f.memories]
-            if rule.id in self.subject_rule_ids:
-                evaluated = all(m in views for m in mids) and (
-                    focus is None or not focus.isdisjoint(mids)
-                )
-            else:
-                evaluated = all(m in evaluated_single for m in mids)
-            if not evaluated:
+            resolution = self._resolution(f, views, evaluated_single, focus)
+            if resolution is None:
                 continue
-            hashes = (f.evidence or {}).get("content_hashes", {})
-            changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
-            in_scope = all(
-                rule.applies(views[m].trust_tier, views[m].category, views[m].kind, views[m].status)
-                for m in mids
-                if m in views
-            )
-            if not (changed or in_scope):
-                continue  # e.g. quarantined by an action: stays open for a reviewer
             f.status = FindingStatus.RESOLVED.value
             f.resolved_by = ACTOR
             f.resolved_at = now
-            f.resolution = (
-                "memory changed; the rule no longer fires"
-                if changed
-                else "the rule no longer fires on this memory"
-            )
+            f.resolution = resolution
             resolved.append(f.finding_id)
             summary.findings_resolved += 1
             summary.count(f.rule_id, "resolved")
@@ -431,6 +355,68 @@ class FindingRecorder:
             details={"scan_run": run_id},
             key=key,
         )
+
+    def _resolution(
+        self,
+        f: Finding,
+        views: dict[str, MemoryView],
+        evaluated_single: set[str],
+        focus: frozenset[str] | None,
+    ) -> str | None:
+        """Why an open finding this batch did not see again is resolved, or None to keep it."""
+        rule = self.rules_by_id.get(f.rule_id)
+        if rule is None:
+            return None  # rule removed or deprecated: leave the finding for a reviewer
+        mids = [link.memory_id for link in f.memories]
+        if rule.id in self.subject_rule_ids:
+            evaluated = all(m in views for m in mids) and (
+                focus is None or not focus.isdisjoint(mids)
+            )
+        else:
+            evaluated = all(m in evaluated_single for m in mids)
+        if not evaluated:
+            return None
+        hashes = (f.evidence or {}).get("content_hashes", {})
+        changed = any(views[m].content_hash != hashes.get(m) for m in mids if m in views)
+        in_scope = all(
+            rule.applies(views[m].trust_tier, views[m].category, views[m].kind, views[m].status)
+            for m in mids
+            if m in views
+        )
+        if not (changed or in_scope):
+            return None  # e.g. quarantined by an action: stays open for a reviewer
+        if changed:
+            return "memory changed; the rule no longer fires"
+        return "the rule no longer fires on this memory"
+
+
+def _open_unseen(session: Session, ids: Sequence[str], seen: set[str]) -> dict[str, Finding]:
+    """The open findings on memories ``ids`` whose fingerprint is not in ``seen``.
+
+    First the ids of open findings on these memories that this batch did not see again (a
+    light query), then the few full findings among them.
+    """
+    unseen: set[str] = set()
+    for start in range(0, len(ids), 500):
+        # status is filtered here, not in SQL: with it in the WHERE clause, SQLite (no
+        # statistics) drives the join from the status index and tests the id list per row
+        for finding_id, fp, status in session.execute(
+            select(Finding.finding_id, Finding.fingerprint, Finding.status)
+            .join(FindingMemory, FindingMemory.finding_id == Finding.finding_id)
+            .where(FindingMemory.memory_id.in_(ids[start : start + 500]))
+        ):
+            if status in OPEN_STATUSES and fp not in seen:
+                unseen.add(finding_id)
+    candidates: dict[str, Finding] = {}
+    pending = sorted(unseen)
+    for start in range(0, len(pending), 500):
+        for f in session.scalars(
+            select(Finding)
+            .options(selectinload(Finding.memories))
+            .where(Finding.finding_id.in_(pending[start : start + 500]))
+        ):
+            candidates[f.finding_id] = f
+    return candidates
 
 
 #: Ids per ``IN (...)`` list (SQLite allows 32,766 bound parameters; stay far below).
@@ -522,4 +508,60 @@ def _chunked_select(session: Session, fingerprints: list[str]) -> Iterator[Findi
     for start in range(0, len(fingerprints), _IN_CHUNK):
         yield from session.scalars(
             select(Finding).where(Finding.fingerprint.in_(fingerprints[start : start + _IN_CHUNK]))
+        )
+
+
+def _merge(
+    hits: Sequence[Hit], views: dict[str, MemoryView]
+) -> dict[str, tuple[Rule, list[Detection]]]:
+    """A batch's hits by finding fingerprint (rule, memories and their content), in order."""
+    merged: dict[str, tuple[Rule, list[Detection]]] = {}
+    for h in hits:
+        ids = h.detection.memory_ids
+        fp = fingerprint(h.rule.id, ids, [views[i].content_hash if i in views else "" for i in ids])
+        if fp in merged:
+            merged[fp][1].append(h.detection)
+        else:
+            merged[fp] = (h.rule, [h.detection])
+    return merged
+
+
+def _seen_again(
+    session: Session,
+    found: Finding,
+    rule: Rule,
+    run_id: int,
+    now: datetime,
+    summary: ScanSummary,
+    key: bytes | None,
+) -> None:
+    """A finding this scan met again: seen now; reopened if the scan itself resolved it."""
+    found.last_seen = now
+    found.scan_run_id = run_id
+    if found.status == FindingStatus.RESOLVED.value and found.resolved_by == ACTOR:
+        found.status = FindingStatus.OPEN.value
+        found.resolved_by = found.resolved_at = found.resolution = None
+        summary.findings_reopened += 1
+        audit_log.append(
+            session,
+            actor=ACTOR,
+            action="finding.reopened",
+            target_type="finding",
+            target_ids=[found.finding_id],
+            details={"rule": rule.id, "scan_run": run_id},
+            key=key,
+        )
+    summary.findings_seen += 1
+    summary.count(rule.id, "seen")
+
+
+def _stamp_changed(session: Session, touched: Sequence[str], now: datetime) -> None:
+    """The scan's own actions are not new content: stamp them with the scan's time so the
+    next incremental scan (watermark = this scan's time) skips them."""
+    for start in range(0, len(touched), _IN_CHUNK):
+        session.execute(
+            update(Memory)
+            .where(Memory.memory_id.in_(touched[start : start + _IN_CHUNK]))
+            .values(changed_at=now)
+            .execution_options(synchronize_session=False)
         )
