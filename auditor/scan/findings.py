@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -267,22 +268,7 @@ def apply_review(
     now = utcnow()
     already: list[str] = []  # memories already in the state asked for (idempotent actions)
     if action in ("quarantine", "delete", "restore"):
-        fn = {
-            "quarantine": lifecycle.quarantine,
-            "delete": lifecycle.soft_delete,
-            "restore": lifecycle.restore,
-        }[action]
-        done_states = _ALREADY[action]
-        for mid in memory_ids:
-            memory = session.get(Memory, mid)
-            if memory is not None and memory.status in done_states:
-                already.append(mid)
-                continue
-            try:
-                fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
-            except InvalidTransitionError:
-                if action != "restore":
-                    raise
+        already = _act_on_memories(session, settings, action, memory_ids, finding_id, actor)
         finding.status = FindingStatus.RESOLVED.value
     elif action != "assign" and finding.status == _TARGET[action]:
         # Asking for the status a finding already has succeeds and says so; nothing changes.
@@ -296,20 +282,7 @@ def apply_review(
         finding.assignee = assignee
     else:
         finding.status = _TARGET[action]
-    if (
-        finding.status
-        in (
-            FindingStatus.RESOLVED.value,
-            FindingStatus.DISMISSED.value,
-            FindingStatus.SUPPRESSED.value,
-        )
-        and action != "assign"
-    ):
-        finding.resolved_by = actor
-        finding.resolved_at = now
-        finding.resolution = note or action
-    elif action == "reopen":
-        finding.resolved_by = finding.resolved_at = finding.resolution = None
+    _stamp_decision(finding, action, actor, now, note)
     details: dict[str, Any] = {"action": action, "from": previous, "to": finding.status}
     if note:
         details["note"] = scrub(note, limit=500)
@@ -327,3 +300,52 @@ def apply_review(
     out["already"] = already
     out["unchanged"] = previous == finding.status and len(already) == len(memory_ids) > 0
     return out
+
+
+def _act_on_memories(
+    session: Session,
+    settings: Settings,
+    action: str,
+    memory_ids: list[str],
+    finding_id: str,
+    actor: str,
+) -> list[str]:
+    """Quarantine, delete or restore a finding's memories; the ids already in that state."""
+    fn = {
+        "quarantine": lifecycle.quarantine,
+        "delete": lifecycle.soft_delete,
+        "restore": lifecycle.restore,
+    }[action]
+    done_states = _ALREADY[action]
+    already: list[str] = []
+    for mid in memory_ids:
+        memory = session.get(Memory, mid)
+        if memory is not None and memory.status in done_states:
+            already.append(mid)
+            continue
+        try:
+            fn(session, settings, mid, actor=actor, reason=f"review of {finding_id}")
+        except InvalidTransitionError:
+            if action != "restore":
+                raise
+    return already
+
+
+def _stamp_decision(
+    finding: Finding, action: str, actor: str, now: datetime, note: str | None
+) -> None:
+    """Who closed the finding, when and why; a reopen clears them (assign leaves them)."""
+    if (
+        finding.status
+        in (
+            FindingStatus.RESOLVED.value,
+            FindingStatus.DISMISSED.value,
+            FindingStatus.SUPPRESSED.value,
+        )
+        and action != "assign"
+    ):
+        finding.resolved_by = actor
+        finding.resolved_at = now
+        finding.resolution = note or action
+    elif action == "reopen":
+        finding.resolved_by = finding.resolved_at = finding.resolution = None
