@@ -147,6 +147,19 @@ def test_lower_tier_cannot_supersede_without_approval(lc: Lifecycle, db: Databas
     assert lc.get("b").extra["supersede_approved_by"] == "officer-kim"  # seen by the chain audit
 
 
+def test_an_approved_lower_tier_memory_named_by_id_is_linked_as_the_successor(
+    lc: Lifecycle, db: Database
+) -> None:
+    lc.add(make_record(memory_id="a", source={"type": "explicit_statement"}), actor="t")
+    lc.add(make_record(memory_id="b", source={"type": "external_content"}), actor="t")
+    head = lc.supersede("a", "b", actor="agent", approved_by="officer-kim")
+    assert head.memory_id == "b" and lc.get("a").status == "superseded"
+    # the chain holds: the approved successor points at what it replaced, like any other
+    assert lc.get("b").supersedes == "a"
+    assert lc.get("b").extra["supersede_approved_by"] == "officer-kim"
+    assert events(db)[-1].details["tier_override"] is True
+
+
 def test_higher_or_equal_tier_supersedes_freely(lc: Lifecycle) -> None:
     lc.add(make_record(memory_id="a", source={"type": "inferred"}), actor="t")
     lc.supersede("a", make_record(memory_id="b", source={"type": "explicit_statement"}), actor="t")

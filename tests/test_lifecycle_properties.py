@@ -71,6 +71,8 @@ def _check(db: Database) -> None:
             o.supersedes == m.memory_id and o.status == "active" for o in rows.values()
         ):
             raise AssertionError(f"{m.memory_id} is active but has an active successor")
+        if m.status == "superseded":  # replaced by something: its successor links to it
+            assert any(o.supersedes == m.memory_id for o in rows.values()), "unlinked"
         seen, link = {m.memory_id}, m.supersedes
         while link is not None:
             assert link not in seen, "cycle"

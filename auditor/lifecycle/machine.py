@@ -264,41 +264,15 @@ def supersede(
             f"memory {old_id} is {old.status}, not the active head of its chain{hint}"
         )
     others = [m.memory_id for m in _successors(session, old_id)]
+    successor: Memory | None = None
+    rec: MemoryRecord | None = None
     if isinstance(new, str):
-        successor = get(session, new)
-        if successor.memory_id == old_id:
-            raise SupersedeCycleError(f"memory {old_id} cannot supersede itself")
-        if successor.status != ACTIVE:
-            raise InvalidTransitionError(
-                f"memory {successor.memory_id} is {successor.status}; only an active memory "
-                "can supersede another"
-            )
-        if successor.supersedes is not None:
-            raise InvalidTransitionError(
-                f"memory {successor.memory_id} already supersedes {successor.supersedes}"
-            )
-        if successor.memory_id in set(_ancestor_ids(session, old)):
-            raise SupersedeCycleError(
-                f"memory {successor.memory_id} is an ancestor of {old_id}: linking would "
-                "close a cycle"
-            )
+        successor = _linkable_successor(session, old, new)
         others = [o for o in others if o != successor.memory_id]
         new_tier = successor.trust_tier
     else:
-        rec = _as_record(new, settings)
-        if rec.memory_id == old_id:
-            raise SupersedeCycleError(f"memory {old_id} cannot supersede itself")
-        if rec.supersedes not in (None, old_id):
-            raise InputError(
-                f"record says it supersedes {rec.supersedes!r}, but {old_id!r} was named"
-            )
-        if rec.subject != old.subject:
-            raise InputError(
-                "a memory can only supersede a memory of the same subject "
-                f"({old_id} is about another subject)"
-            )
+        rec = _successor_record(old, new, settings)
         new_tier = settings.tier_for(rec.source.type if rec.source else None)
-        successor = None
     if others:
         raise ChainForkError(
             f"memory {old_id} already has a successor ({', '.join(sorted(others))}); "
@@ -312,12 +286,13 @@ def supersede(
             "without a reviewer's approval (--approved-by)"
         )
     if successor is None:
-        successor = _insert(session, settings, rec, old_id)
-    if inverted:  # detectors see the approval on the memory itself, not only in the audit log
-        successor.extra = {**(successor.extra or {}), "supersede_approved_by": approved_by}
+        assert rec is not None
+        successor = _insert(session, settings, rec, old_id)  # inserted with its link
     else:
         successor.supersedes = old_id
         successor.updated_at = utcnow()
+    if inverted:  # detectors see the approval on the memory itself, not only in the audit log
+        successor.extra = {**(successor.extra or {}), "supersede_approved_by": approved_by}
     old.status = SUPERSEDED
     old.status_source = "memaudit"
     old.prior_status = ACTIVE
@@ -328,6 +303,46 @@ def supersede(
         details["approved_by"] = approved_by
     _audit(session, settings, actor, "memory.superseded", [old_id, successor.memory_id], details)
     return successor
+
+
+def _linkable_successor(session: Session, old: Memory, new_id: str) -> Memory:
+    """The existing memory ``new_id``, checked: it may become ``old``'s successor."""
+    old_id = old.memory_id
+    successor = get(session, new_id)
+    if successor.memory_id == old_id:
+        raise SupersedeCycleError(f"memory {old_id} cannot supersede itself")
+    if successor.status != ACTIVE:
+        raise InvalidTransitionError(
+            f"memory {successor.memory_id} is {successor.status}; only an active memory "
+            "can supersede another"
+        )
+    if successor.supersedes is not None:
+        raise InvalidTransitionError(
+            f"memory {successor.memory_id} already supersedes {successor.supersedes}"
+        )
+    if successor.memory_id in set(_ancestor_ids(session, old)):
+        raise SupersedeCycleError(
+            f"memory {successor.memory_id} is an ancestor of {old_id}: linking would close a cycle"
+        )
+    return successor
+
+
+def _successor_record(
+    old: Memory, new: MemoryRecord | Mapping[str, Any], settings: Settings
+) -> MemoryRecord:
+    """The new record, checked: it may become ``old``'s successor."""
+    old_id = old.memory_id
+    rec = _as_record(new, settings)
+    if rec.memory_id == old_id:
+        raise SupersedeCycleError(f"memory {old_id} cannot supersede itself")
+    if rec.supersedes not in (None, old_id):
+        raise InputError(f"record says it supersedes {rec.supersedes!r}, but {old_id!r} was named")
+    if rec.subject != old.subject:
+        raise InputError(
+            "a memory can only supersede a memory of the same subject "
+            f"({old_id} is about another subject)"
+        )
+    return rec
 
 
 def _transition(
