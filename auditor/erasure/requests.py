@@ -448,47 +448,11 @@ def erase_subject(
     settings = db.settings
     key = audit_key(settings)
     digest = subject_digest(subject, key)
-    started = utcnow()
     if request_id is None:
         resolve_subject(db, subject)  # an unknown subject is refused, near matches offered
-        with db.write() as session:
-            req = ErasureRequest(
-                subject_digest=digest,
-                subject=subject,
-                requested_by=actor,
-                requested_at=started,
-                status=APPROVED,
-                decided_by=actor,
-                decided_at=started,
-                reason=_clean_reason(reason, subject),
-                receipt={},
-            )
-            session.add(req)
-            session.flush()
-            request_id = req.id
-            audit_log.append(
-                session,
-                actor=_safe_name(actor, subject, digest),
-                action="erasure.requested",
-                target_type="erasure_request",
-                target_ids=[str(request_id)],
-                details={
-                    "subject_digest": digest,
-                    "user_initiated": False,
-                    "awaits_approval": False,
-                },
-                key=key,
-            )
+        request_id = _record_own_request(db, subject, digest, actor, reason, key)
     else:
-        with db.session() as session:
-            req = _load_request(session, request_id)
-            if req.status != APPROVED:
-                raise InputError(
-                    f"erasure request {request_id} is {req.status}; only an approved request "
-                    "can be executed"
-                )
-            if req.subject_digest != digest:
-                raise InputError(f"erasure request {request_id} is about another subject")
+        _check_approved(db, request_id, digest)
     return erasure_states.execute(
         db,
         request_id,
@@ -500,3 +464,52 @@ def erase_subject(
         judge=judge,
         progress=progress,
     )
+
+
+def _record_own_request(
+    db: Database, subject: str, digest: str, actor: str, reason: str | None, key: bytes | None
+) -> int:
+    """Record an officer's own erasure of ``subject``, approved at once; its request id."""
+    started = utcnow()
+    with db.write() as session:
+        req = ErasureRequest(
+            subject_digest=digest,
+            subject=subject,
+            requested_by=actor,
+            requested_at=started,
+            status=APPROVED,
+            decided_by=actor,
+            decided_at=started,
+            reason=_clean_reason(reason, subject),
+            receipt={},
+        )
+        session.add(req)
+        session.flush()
+        request_id = req.id
+        audit_log.append(
+            session,
+            actor=_safe_name(actor, subject, digest),
+            action="erasure.requested",
+            target_type="erasure_request",
+            target_ids=[str(request_id)],
+            details={
+                "subject_digest": digest,
+                "user_initiated": False,
+                "awaits_approval": False,
+            },
+            key=key,
+        )
+    return request_id
+
+
+def _check_approved(db: Database, request_id: int, digest: str) -> None:
+    """Refuse a request that is not approved, or is about another subject than ``digest``."""
+    with db.session() as session:
+        req = _load_request(session, request_id)
+        if req.status != APPROVED:
+            raise InputError(
+                f"erasure request {request_id} is {req.status}; only an approved request "
+                "can be executed"
+            )
+        if req.subject_digest != digest:
+            raise InputError(f"erasure request {request_id} is about another subject")
