@@ -370,6 +370,26 @@ def test_oidc_auto_provision_makes_users_only(
     assert [a.username for a in accounts.list_users(db)] == ["new@example.org"]
 
 
+def test_oidc_auto_provision_never_takes_an_account_over(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_settings(db, monkeypatch, oidc_auto_provision=True, oidc_subject_claim="uid")
+    accounts.add_user(db, "kim", role="officer", email="kim@example.org", by="test")
+    assert signin.actor_from_oidc(db, claims(uid="1")).username == "kim"  # binds kim
+    # another identity with kim's e-mail is refused, and no account is provisioned for it
+    with pytest.raises(AuthError, match="bound to another identity"):
+        signin.actor_from_oidc(db, claims(sub="someone-else", uid="2"))
+    # an unknown identity whose e-mail address is an existing user name gets no account
+    accounts.add_user(db, "lee@example.org", role="admin", by="test")
+    with pytest.raises(AuthError, match="no memaudit account"):
+        signin.actor_from_oidc(db, claims(sub="lee-1", email="lee@example.org", uid="3"))
+    assert principal(db, "lee@example.org").oidc_subject is None
+    reasons = [e.details["reason"] for e in events(db, "auth.sign_in_failed")]
+    assert reasons == ["email_bound_to_another_identity", "username_taken"]
+    assert not events(db, "account.provisioned")
+    assert sorted(a.username for a in accounts.list_users(db)) == ["kim", "lee@example.org"]
+
+
 # -- the users CLI --------------------------------------------------------------------------
 
 

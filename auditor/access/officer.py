@@ -39,10 +39,11 @@ on every call either way.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy.orm import Session
 
 from auditor.access.accounts import Actor
 from auditor.access.guard import (
@@ -132,80 +133,105 @@ def overview(db: Database, actor: Actor, *, days: int = 30, scans: int = 20) -> 
     now = utcnow()
     with guard(db, actor, "overview"), db.session() as session:
         require_role(session, actor, OFFICER_ROLES, "overview")
-        day = _day(Finding.first_seen, db.dialect)
-        since = (now - timedelta(days=days - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
-        by_day = [
-            {"day": str(d), "category": c, "severity": s, "count": int(n)}
-            for d, c, s, n in session.execute(
-                select(day, Finding.category, Finding.severity, func.count())
-                .where(Finding.first_seen >= since)
-                .group_by(day, Finding.category, Finding.severity)
-                .order_by(day, Finding.category, Finding.severity)
-            )
-        ]
-        open_statuses = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
-        open_rows = session.execute(
-            select(Finding.severity, Finding.category, func.count())
-            .where(Finding.status.in_(open_statuses))
-            .group_by(Finding.severity, Finding.category)
-        ).all()
-        by_severity: dict[str, int] = {}
-        by_category: dict[str, int] = {}
-        for severity, category, n in open_rows:
-            by_severity[severity] = by_severity.get(severity, 0) + int(n)
-            by_category[category] = by_category.get(category, 0) + int(n)
+        by_day = _findings_by_day(session, db.dialect, now, days)
+        open_counts = _open_counts(session)
         by_status = {
             str(s): int(n)
             for s, n in session.execute(
                 select(Finding.status, func.count()).group_by(Finding.status)
             )
         }
-        runs = session.scalars(
-            select(ScanRun).order_by(ScanRun.started_at.desc(), ScanRun.id.desc()).limit(scans)
-        ).all()
-        oldest = session.scalars(
-            select(Finding)
-            .where(Finding.status == FindingStatus.OPEN.value)
-            .order_by(Finding.first_seen, Finding.finding_id)
-            .limit(1)
-        ).first()
+        recent = _recent_scans(session, scans)
+        oldest = _oldest_untriaged(session, now)
         return {
             "generated_at": iso_utc(now),
             "window_days": days,
             "by_day": by_day,
-            "open": {
-                "total": sum(by_severity.values()),
-                "by_severity": dict(
-                    sorted(by_severity.items(), key=lambda kv: -SEVERITY_RANK.get(kv[0], -1))
-                ),
-                "by_category": dict(sorted(by_category.items())),
-            },
+            "open": open_counts,
             "by_status": dict(sorted(by_status.items())),
-            "scans": [
-                {
-                    "id": r.id,
-                    "mode": r.mode,
-                    "status": r.status,
-                    "started_at": iso_utc(r.started_at),
-                    "finished_at": iso_utc(r.finished_at),
-                    "duration_s": r.duration_s,
-                    "memories_scanned": (r.counts or {}).get("memories_scanned"),
-                    "findings_new": (r.counts or {}).get("findings_new"),
-                    "error_count": (r.counts or {}).get("error_count"),
-                }
-                for r in runs
-            ],
-            "oldest_untriaged": None
-            if oldest is None
-            else {
-                "finding_id": oldest.finding_id,
-                "rule_id": oldest.rule_id,
-                "category": oldest.category,
-                "severity": oldest.severity,
-                "first_seen": iso_utc(oldest.first_seen),
-                "age_days": (now - oldest.first_seen).days,
-            },
+            "scans": recent,
+            "oldest_untriaged": oldest,
         }
+
+
+def _findings_by_day(
+    session: Session, dialect: str, now: datetime, days: int
+) -> list[dict[str, Any]]:
+    """Findings first seen per UTC day, category and severity, over the last ``days`` days."""
+    day = _day(Finding.first_seen, dialect)
+    since = (now - timedelta(days=days - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return [
+        {"day": str(d), "category": c, "severity": s, "count": int(n)}
+        for d, c, s, n in session.execute(
+            select(day, Finding.category, Finding.severity, func.count())
+            .where(Finding.first_seen >= since)
+            .group_by(day, Finding.category, Finding.severity)
+            .order_by(day, Finding.category, Finding.severity)
+        )
+    ]
+
+
+def _open_counts(session: Session) -> dict[str, Any]:
+    """Open + acknowledged findings: the total, by severity (most severe first), by category."""
+    open_statuses = (FindingStatus.OPEN.value, FindingStatus.ACKNOWLEDGED.value)
+    open_rows = session.execute(
+        select(Finding.severity, Finding.category, func.count())
+        .where(Finding.status.in_(open_statuses))
+        .group_by(Finding.severity, Finding.category)
+    ).all()
+    by_severity: dict[str, int] = {}
+    by_category: dict[str, int] = {}
+    for severity, category, n in open_rows:
+        by_severity[severity] = by_severity.get(severity, 0) + int(n)
+        by_category[category] = by_category.get(category, 0) + int(n)
+    return {
+        "total": sum(by_severity.values()),
+        "by_severity": dict(
+            sorted(by_severity.items(), key=lambda kv: -SEVERITY_RANK.get(kv[0], -1))
+        ),
+        "by_category": dict(sorted(by_category.items())),
+    }
+
+
+def _recent_scans(session: Session, scans: int) -> list[dict[str, Any]]:
+    """The ``scans`` most recent scan runs, newest first."""
+    runs = session.scalars(
+        select(ScanRun).order_by(ScanRun.started_at.desc(), ScanRun.id.desc()).limit(scans)
+    ).all()
+    return [
+        {
+            "id": r.id,
+            "mode": r.mode,
+            "status": r.status,
+            "started_at": iso_utc(r.started_at),
+            "finished_at": iso_utc(r.finished_at),
+            "duration_s": r.duration_s,
+            "memories_scanned": (r.counts or {}).get("memories_scanned"),
+            "findings_new": (r.counts or {}).get("findings_new"),
+            "error_count": (r.counts or {}).get("error_count"),
+        }
+        for r in runs
+    ]
+
+
+def _oldest_untriaged(session: Session, now: datetime) -> dict[str, Any] | None:
+    """The oldest open finding, with its age in days (None: there is none)."""
+    oldest = session.scalars(
+        select(Finding)
+        .where(Finding.status == FindingStatus.OPEN.value)
+        .order_by(Finding.first_seen, Finding.finding_id)
+        .limit(1)
+    ).first()
+    if oldest is None:
+        return None
+    return {
+        "finding_id": oldest.finding_id,
+        "rule_id": oldest.rule_id,
+        "category": oldest.category,
+        "severity": oldest.severity,
+        "first_seen": iso_utc(oldest.first_seen),
+        "age_days": (now - oldest.first_seen).days,
+    }
 
 
 # -- officer: search, audit log, rules ----------------------------------------------------
@@ -252,12 +278,56 @@ def memory_search(
     if status is not None and status not in MEMORY_STATUSES:
         raise InputError(f"unknown status {status!r}; expected one of {', '.join(MEMORY_STATUSES)}")
     page, size, offset = paging(page, page_size)
+    in_python = bool(text) and db.cipher is not None  # encrypted facts: SQL cannot LIKE them
+    conds = _memory_conditions(
+        subject=subject,
+        sql_text=None if in_python else text,
+        category=category,
+        status=status,
+        namespace=namespace,
+        memory_id=memory_id,
+    )
+    with guard(db, actor, "memory_search"), db.session() as session:
+        require_role(session, actor, OFFICER_ROLES, "memory_search")
+        if in_python:
+            total, found = _search_encrypted(session, str(text), conds, size, offset)
+        else:
+            total, found = _search_sql(session, conds, size, offset)
+        rows = [memory_to_dict(m) for m in found]
+    _record_search(
+        db,
+        actor,
+        rows,
+        total,
+        subject=subject,
+        text=text,
+        category=category,
+        status=status,
+        namespace=namespace,
+        page=page,
+    )
+    return Page(rows, total, page, size)
+
+
+def _memory_conditions(
+    *,
+    subject: str | None,
+    sql_text: str | None,
+    category: str | None,
+    status: str | None,
+    namespace: str | None,
+    memory_id: str | None,
+) -> list[ColumnElement[bool]]:
+    """The WHERE conditions of a memory search over :class:`Memory` (all bound parameters).
+
+    ``sql_text`` is matched in SQL (None or empty: not at all; encrypted facts are searched
+    in Python instead).
+    """
     conds: list[ColumnElement[bool]] = []
     if subject is not None:
         conds.append(Memory.subject == subject)
-    in_python = bool(text) and db.cipher is not None  # encrypted facts: SQL cannot LIKE them
-    if text and not in_python:
-        conds.append(Memory.fact.icontains(text, autoescape=True))
+    if sql_text:
+        conds.append(Memory.fact.icontains(sql_text, autoescape=True))
     if category is not None:
         conds.append(Memory.category == category)
     if status is not None:
@@ -266,29 +336,54 @@ def memory_search(
         conds.append(Memory.namespace == namespace)
     if memory_id is not None:
         conds.append(Memory.memory_id == str(memory_id)[:128])
-    with guard(db, actor, "memory_search"), db.session() as session:
-        require_role(session, actor, OFFICER_ROLES, "memory_search")
-        if in_python:
-            from auditor.store.crypto_search import search_fact_ids
+    return conds
 
-            order = (Memory.changed_at.desc(), Memory.memory_id.desc())
-            ids = search_fact_ids(session, str(text), conds, order)
-            total, shown = len(ids), ids[offset : offset + size]
-            loaded = session.scalars(select(Memory).where(Memory.memory_id.in_(shown)))
-            by_id = {m.memory_id: m for m in loaded}
-            found = [by_id[i] for i in shown if i in by_id]
-        else:
-            total = int(session.scalar(select(func.count()).select_from(Memory).where(*conds)) or 0)
-            found = list(
-                session.scalars(
-                    select(Memory)
-                    .where(*conds)
-                    .order_by(Memory.changed_at.desc(), Memory.memory_id.desc())
-                    .limit(size)
-                    .offset(offset)
-                ).all()
-            )
-        rows = [memory_to_dict(m) for m in found]
+
+def _search_encrypted(
+    session: Session, text: str, conds: list[ColumnElement[bool]], size: int, offset: int
+) -> tuple[int, list[Memory]]:
+    """The total and one page of a text search over encrypted facts (decrypted in Python)."""
+    from auditor.store.crypto_search import search_fact_ids
+
+    order = (Memory.changed_at.desc(), Memory.memory_id.desc())
+    ids = search_fact_ids(session, text, conds, order)
+    total, shown = len(ids), ids[offset : offset + size]
+    loaded = session.scalars(select(Memory).where(Memory.memory_id.in_(shown)))
+    by_id = {m.memory_id: m for m in loaded}
+    return total, [by_id[i] for i in shown if i in by_id]
+
+
+def _search_sql(
+    session: Session, conds: list[ColumnElement[bool]], size: int, offset: int
+) -> tuple[int, list[Memory]]:
+    """The total and one page of a memory search done in SQL, newest change first."""
+    total = int(session.scalar(select(func.count()).select_from(Memory).where(*conds)) or 0)
+    found = list(
+        session.scalars(
+            select(Memory)
+            .where(*conds)
+            .order_by(Memory.changed_at.desc(), Memory.memory_id.desc())
+            .limit(size)
+            .offset(offset)
+        ).all()
+    )
+    return total, found
+
+
+def _record_search(
+    db: Database,
+    actor: Actor,
+    rows: list[dict[str, Any]],
+    total: int,
+    *,
+    subject: str | None,
+    text: str | None,
+    category: str | None,
+    status: str | None,
+    namespace: str | None,
+    page: int,
+) -> None:
+    """Append ``memory.searched``: the ids shown, a digest of the subject, never the text."""
     with db.write() as session:  # the record of who read what, in a short write
         audit_log.append(
             session,
@@ -308,7 +403,6 @@ def memory_search(
             },
             key=lifecycle.audit_key(db.settings),
         )
-    return Page(rows, total, page, size)
 
 
 def audit_log_page(

@@ -401,42 +401,9 @@ def finding_detail(
     """
     with guard(db, actor, "finding_detail"), db.session() as session:
         require_role(session, actor, OFFICER_ROLES, "finding_detail")
-        finding = session.scalar(
-            select(Finding)
-            .options(selectinload(Finding.memories))
-            .where(Finding.finding_id == finding_id)
-        )
-        if finding is None:
-            raise NotFoundError(f"no finding with id {finding_id!r}")
-        data = finding_to_dict(finding)
+        data = _finding_data(session, finding_id)
     rule = rules_by_id(pack_or_default(db, pack)).get(data["rule_id"])
-    memories = []
-    for mid in data["memory_ids"]:
-        detail = memory_detail(db, mid)
-        memory = {k: v for k, v in detail["memory"].items() if k != "fact"}
-        chain = detail["chain"]
-        ordered = [
-            *reversed(chain["older"]),
-            {
-                "memory_id": mid,
-                "status": memory["status"],
-                "trust_tier": memory["trust_tier"],
-                "created_at": memory["created_at"],
-                "supersedes": memory["supersedes"],
-            },
-            *chain["newer"],
-        ]
-        for link in ordered:
-            link["current"] = link["memory_id"] == mid
-        memories.append(
-            {
-                "memory": memory,
-                "provenance": detail["provenance"],
-                "chain": ordered,
-                "chain_dangling_link": chain["dangling_link"],
-                "chain_cycle": chain["cycle"],
-            }
-        )
+    memories = [_memory_history(db, mid) for mid in data["memory_ids"]]
     related = related_findings(db, finding_id, data["memory_ids"])
     _record_view(  # opening evidence is an audited read, like memory_search
         db,
@@ -452,6 +419,53 @@ def finding_detail(
         "rule": _rule_info(rule),
         "memories": memories,
         "related": related,
+    }
+
+
+def _finding_data(session: Session, finding_id: str) -> dict[str, Any]:
+    """A finding's fields (:func:`finding_to_dict`).
+
+    Raises:
+        NotFoundError: no such finding.
+    """
+    finding = session.scalar(
+        select(Finding)
+        .options(selectinload(Finding.memories))
+        .where(Finding.finding_id == finding_id)
+    )
+    if finding is None:
+        raise NotFoundError(f"no finding with id {finding_id!r}")
+    return finding_to_dict(finding)
+
+
+def _memory_history(db: Database, mid: str) -> dict[str, Any]:
+    """A memory of a finding: its fields without the text, its provenance, its chain.
+
+    The supersede chain is an ordered list, oldest first, with ``current`` marking this
+    memory.
+    """
+    detail = memory_detail(db, mid)
+    memory = {k: v for k, v in detail["memory"].items() if k != "fact"}
+    chain = detail["chain"]
+    ordered = [
+        *reversed(chain["older"]),
+        {
+            "memory_id": mid,
+            "status": memory["status"],
+            "trust_tier": memory["trust_tier"],
+            "created_at": memory["created_at"],
+            "supersedes": memory["supersedes"],
+        },
+        *chain["newer"],
+    ]
+    for link in ordered:
+        link["current"] = link["memory_id"] == mid
+    return {
+        "memory": memory,
+        "provenance": detail["provenance"],
+        "chain": ordered,
+        "chain_dangling_link": chain["dangling_link"],
+        "chain_cycle": chain["cycle"],
     }
 
 

@@ -134,6 +134,31 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
         name: str | None = normalise_username(username)
     except InputError:
         name = None
+    exists, stored_hash = _stored_hash(db, name)
+    password_ok, new_hash = _verify_and_rehash(settings, stored_hash, password)
+    with db.write() as session:
+        p = (
+            session.scalar(select(Principal).where(Principal.username == name).with_for_update())
+            if exists
+            else None
+        )
+        actor, error = _password_outcome(
+            session,
+            settings,
+            p,
+            username=username,
+            password_ok=password_ok,
+            stored_hash=stored_hash,
+            new_hash=new_hash,
+        )
+    if error is not None:
+        raise error
+    assert actor is not None  # every branch sets one of the two
+    return actor
+
+
+def _stored_hash(db: Database, name: str | None) -> tuple[bool, str | None]:
+    """Whether an account has this (normalised) user name, and its password hash."""
     with db.session() as session:
         found = (
             session.scalar(select(Principal).where(Principal.username == name))
@@ -141,6 +166,18 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
             else None
         )
         stored_hash = found.password_hash if found is not None else None
+    return found is not None, stored_hash
+
+
+def _verify_and_rehash(
+    settings: Settings, stored_hash: str | None, password: str
+) -> tuple[bool, str | None]:
+    """Check the password (against a dummy hash when there is none), holding a hashing slot.
+
+    Returns whether it matched and, when the hasher's parameters changed since the stored
+    hash was made, a new hash of it (else None). The hasher is ``accounts._HASHER``, read
+    here at every call.
+    """
     new_hash: str | None = None
     with signin_limits.hashing_slot(settings):
         password_ok = _verify_unbounded(stored_hash, password)
@@ -150,59 +187,67 @@ def authenticate(db: Database, username: str, password: str) -> Actor:
             and accounts._HASHER.check_needs_rehash(stored_hash)
         ):
             new_hash = accounts._HASHER.hash(password)
-    error: AuthError | None = None
-    actor: Actor | None = None
-    with db.write() as session:
-        p = (
-            session.scalar(select(Principal).where(Principal.username == name).with_for_update())
-            if found is not None
-            else None
+    return password_ok, new_hash
+
+
+def _password_outcome(
+    session: Session,
+    settings: Settings,
+    p: Principal | None,
+    *,
+    username: str,
+    password_ok: bool,
+    stored_hash: str | None,
+    new_hash: str | None,
+) -> tuple[Actor | None, AuthError | None]:
+    """Record a password sign-in's outcome on the locked account row ``p`` (None: none).
+
+    Returns the signed-in actor, or the error to raise once the transaction is committed.
+    """
+    if p is None or p.password_hash is None:
+        reason = "unknown_user" if p is None else "no_password"
+        extra = {"username_digest": username_digest(username, settings)} if p is None else {}
+        _failed(
+            session,
+            settings,
+            method="password",
+            reason=reason,
+            targets=[p.username] if p is not None else [],
+            extra=extra,
         )
-        if p is None or p.password_hash is None:
-            reason = "unknown_user" if p is None else "no_password"
-            extra = {"username_digest": username_digest(username, settings)} if p is None else {}
-            _failed(
-                session,
-                settings,
-                method="password",
-                reason=reason,
-                targets=[p.username] if p is not None else [],
-                extra=extra,
-            )
-            error = AuthError(_GENERIC_FAILURE)
-        else:
-            matched = password_ok and p.password_hash == stored_hash
-            if lockout.is_locked(p) or not matched:
-                was_locked, lock_now = lockout.register_failure(
-                    session, settings, p, actor=_ANONYMOUS, via="sign_in"
-                )
-                extra_: dict[str, Any] = {"failures": p.failed_sign_ins, "locked": lock_now}
-                if was_locked:
-                    extra_ = {"failures": p.failed_sign_ins, "password_matched": matched}
-                _failed(
-                    session,
-                    settings,
-                    method="password",
-                    reason="locked" if was_locked else "bad_password",
-                    targets=[p.username],
-                    extra=extra_,
-                )
-                error = AuthError(_GENERIC_FAILURE)
-            elif p.disabled:
-                _failed(
-                    session, settings, method="password", reason="disabled", targets=[p.username]
-                )
-                error = AccountDisabledError(f"account {p.username} is disabled; ask an admin")
-            else:
-                p.failed_sign_ins = 0
-                p.locked_until = None
-                if new_hash is not None:
-                    p.password_hash = new_hash
-                actor = _signed_in(session, settings, p, "password")
-    if error is not None:
-        raise error
-    assert actor is not None  # every branch sets one of the two
-    return actor
+        return None, AuthError(_GENERIC_FAILURE)
+    matched = password_ok and p.password_hash == stored_hash
+    if lockout.is_locked(p) or not matched:
+        _locked_or_bad_password(session, settings, p, matched)
+        return None, AuthError(_GENERIC_FAILURE)
+    if p.disabled:
+        _failed(session, settings, method="password", reason="disabled", targets=[p.username])
+        return None, AccountDisabledError(f"account {p.username} is disabled; ask an admin")
+    p.failed_sign_ins = 0
+    p.locked_until = None
+    if new_hash is not None:
+        p.password_hash = new_hash
+    return _signed_in(session, settings, p, "password"), None
+
+
+def _locked_or_bad_password(
+    session: Session, settings: Settings, p: Principal, matched: bool
+) -> None:
+    """Count a failed attempt (a wrong password, or any attempt during a lock) and record it."""
+    was_locked, lock_now = lockout.register_failure(
+        session, settings, p, actor=_ANONYMOUS, via="sign_in"
+    )
+    extra_: dict[str, Any] = {"failures": p.failed_sign_ins, "locked": lock_now}
+    if was_locked:
+        extra_ = {"failures": p.failed_sign_ins, "password_matched": matched}
+    _failed(
+        session,
+        settings,
+        method="password",
+        reason="locked" if was_locked else "bad_password",
+        targets=[p.username],
+        extra=extra_,
+    )
 
 
 def check_current_password(db: Database, username: str, password: str) -> None:
@@ -292,12 +337,7 @@ def actor_from_oidc(
     settings = settings or db.settings
     iss = _claim_text(claims, "iss")
     sub = _claim_text(claims, "sub")
-    email_claim = _claim_text(claims, "email")
-    verified = claims.get("email_verified") in (True, "true", "True")
-    try:
-        email = _normalise_email(email_claim) if verified else None
-    except InputError:
-        email = None
+    email = _verified_email(claims)
     error: AuthError | None = None
     actor: Actor | None = None
     with db.write() as session:
@@ -316,58 +356,109 @@ def actor_from_oidc(
             )
             error = AuthError("sign-in failed: this identity provider is not accepted here")
         else:
-            p = session.scalar(
-                select(Principal)
-                .where(Principal.oidc_issuer == iss, Principal.oidc_subject == sub)
-                .with_for_update()
-            )
-            if p is None and email is not None:
-                candidate = session.scalar(
-                    select(Principal).where(Principal.email == email).with_for_update()
-                )
-                if candidate is not None and candidate.oidc_subject is None:
-                    candidate.oidc_issuer, candidate.oidc_subject = iss, sub
-                    _audit(
-                        session,
-                        settings,
-                        actor=candidate.username,
-                        action="account.oidc_linked",
-                        targets=[candidate.username],
-                        details={"issuer": iss, **extra},
-                    )
-                    p = candidate
-                elif candidate is not None:
-                    _failed(
-                        session,
-                        settings,
-                        method="oidc",
-                        reason="email_bound_to_another_identity",
-                        targets=[candidate.username],
-                        extra=extra,
-                    )
-                    error = AuthError(
-                        "sign-in failed: the account with this e-mail address is bound to "
-                        "another identity; ask an admin"
-                    )
-            if p is None and error is None:
-                p, error = _provision(session, settings, claims, iss, sub, email, extra)
+            p, error = _oidc_account(session, settings, claims, iss, sub, email, extra)
             if p is not None and error is None:
-                if p.disabled:
-                    _failed(
-                        session,
-                        settings,
-                        method="oidc",
-                        reason="disabled",
-                        targets=[p.username],
-                        extra=extra,
-                    )
-                    error = AccountDisabledError(f"account {p.username} is disabled; ask an admin")
-                else:
-                    actor = _signed_in(session, settings, p, "oidc")
+                actor, error = _oidc_signed_in(session, settings, p, extra)
     if error is not None:
         raise error
     assert actor is not None  # every branch sets one of the two
     return actor
+
+
+def _verified_email(claims: Mapping[str, Any]) -> str | None:
+    """The normalised ``email`` claim when ``email_verified`` is true (else, or bad: None)."""
+    email_claim = _claim_text(claims, "email")
+    verified = claims.get("email_verified") in (True, "true", "True")
+    try:
+        email = _normalise_email(email_claim) if verified else None
+    except InputError:
+        email = None
+    return email
+
+
+def _oidc_account(
+    session: Session,
+    settings: Settings,
+    claims: Mapping[str, Any],
+    iss: str,
+    sub: str,
+    email: str | None,
+    extra: dict[str, Any],
+) -> tuple[Principal | None, AuthError | None]:
+    """The account of an OIDC identity, row locked, or the error to raise.
+
+    First the account bound to ``(iss, sub)``; failing that, the one with the verified
+    e-mail address, bound now; failing that, a provisioned one (when the settings allow).
+    """
+    p = session.scalar(
+        select(Principal)
+        .where(Principal.oidc_issuer == iss, Principal.oidc_subject == sub)
+        .with_for_update()
+    )
+    error: AuthError | None = None
+    if p is None and email is not None:
+        p, error = _link_by_email(session, settings, iss, sub, email, extra)
+    if p is None and error is None:
+        p, error = _provision(session, settings, claims, iss, sub, email, extra)
+    return p, error
+
+
+def _link_by_email(
+    session: Session,
+    settings: Settings,
+    iss: str,
+    sub: str,
+    email: str,
+    extra: dict[str, Any],
+) -> tuple[Principal | None, AuthError | None]:
+    """Bind the account with this verified e-mail address to the identity, if it is unbound.
+
+    Returns the account now bound; or the error when it is bound to another identity; or
+    neither when no account has the address.
+    """
+    candidate = session.scalar(select(Principal).where(Principal.email == email).with_for_update())
+    if candidate is not None and candidate.oidc_subject is None:
+        candidate.oidc_issuer, candidate.oidc_subject = iss, sub
+        _audit(
+            session,
+            settings,
+            actor=candidate.username,
+            action="account.oidc_linked",
+            targets=[candidate.username],
+            details={"issuer": iss, **extra},
+        )
+        return candidate, None
+    if candidate is not None:
+        _failed(
+            session,
+            settings,
+            method="oidc",
+            reason="email_bound_to_another_identity",
+            targets=[candidate.username],
+            extra=extra,
+        )
+        return None, AuthError(
+            "sign-in failed: the account with this e-mail address is bound to "
+            "another identity; ask an admin"
+        )
+    return None, None
+
+
+def _oidc_signed_in(
+    session: Session, settings: Settings, p: Principal, extra: dict[str, Any]
+) -> tuple[Actor | None, AuthError | None]:
+    """Sign the account in, unless it is disabled (then the error to raise)."""
+    if p.disabled:
+        _failed(
+            session,
+            settings,
+            method="oidc",
+            reason="disabled",
+            targets=[p.username],
+            extra=extra,
+        )
+        return None, AccountDisabledError(f"account {p.username} is disabled; ask an admin")
+    return _signed_in(session, settings, p, "oidc"), None
 
 
 def _provision(
