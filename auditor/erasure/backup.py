@@ -66,6 +66,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from auditor.config import Settings
 from auditor.erasure.common import EXECUTED, IN_FLIGHT, RECEIPT_FORMAT
 from auditor.erasure.execute import erase_in_session as _erase_in_session
 from auditor.erasure.execute import purge_findings as _purge_findings
@@ -721,6 +722,159 @@ def _restored_subjects(session: Session) -> set[str]:
     return subjects
 
 
+def _ledger_entries(db: Database, ledgers: Sequence[Path]) -> list[dict[str, Any]]:
+    """The entries of the configured ledger file (when it exists), then of ``ledgers``."""
+    entries: list[dict[str, Any]] = []
+    configured = ledger_path(db)
+    for ledger in [*([configured] if configured and configured.exists() else []), *ledgers]:
+        entries.extend(read_ledger(Path(ledger)))
+    return entries
+
+
+def _live_ledger(
+    session: Session,
+) -> tuple[tuple[int, str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The live store's audit head, erasure requests and tombstones, before the replace."""
+    head = session.get(AuditHead, 1)
+    live_head = (head.last_seq, head.last_hash) if head is not None else (0, "")
+    live_requests = _rows(session, Base.metadata.tables["erasure_requests"])
+    live_tombstones = _rows(session, Base.metadata.tables["tombstones"])
+    return live_head, live_requests, live_tombstones
+
+
+def _erased_digests(session: Session) -> dict[str, int | None]:
+    """Subject digest -> request id of every subject to erase again (tombstoned or in flight)."""
+    erased = {
+        d: rid
+        for d, rid in session.execute(
+            select(Tombstone.subject_digest, Tombstone.request_id).where(
+                Tombstone.kind == "subject"
+            )
+        )
+    }
+    # an erasure interrupted before its delete committed (no tombstone yet, no
+    # ledger file on PostgreSQL by default) is re-applied too; the queue resumes it
+    for d, rid in session.execute(
+        select(ErasureRequest.subject_digest, ErasureRequest.id).where(
+            ErasureRequest.status.in_(IN_FLIGHT)
+        )
+    ):
+        erased.setdefault(d, rid)
+    return erased
+
+
+def _reapply_erasures(
+    session: Session,
+    report: RestoreReport,
+    erased: dict[str, int | None],
+    *,
+    settings: Settings,
+    key: bytes | None,
+    actor: str,
+) -> list[tuple[str, set[str], dict[str, Any]]]:
+    """Erase again every restored subject whose digest is in ``erased``.
+
+    Returns:
+        (subject, its identifying values, their stats) per re-applied erasure, in the
+        order of ``report.reapplied`` (for the verification after the restore).
+    """
+    reapplied: list[tuple[str, set[str], dict[str, Any]]] = []
+    for subject in sorted(_restored_subjects(session)):
+        digest = subject_digest(subject, key)
+        if digest not in erased:
+            continue
+        values, stats = _identifying_values(session, subject, settings)
+        outcome = _erase_in_session(
+            session,
+            settings,
+            subject,
+            digest=digest,
+            request_id=None,
+            actor=actor,
+            matcher=Matcher([subject, *values]),
+            action="erasure.reapplied",
+        )
+        reapplied.append((subject, values, stats))
+        report.reapplied.append(
+            {
+                "request_id": erased[digest],
+                "subject_digest": digest,
+                "counts": outcome.counts,
+                "notes": outcome.notes,
+            }
+        )
+    return reapplied
+
+
+def _log_restored(
+    session: Session,
+    report: RestoreReport,
+    live_head: tuple[int, str],
+    *,
+    actor: str,
+    key: bytes | None,
+) -> None:
+    """The ``backup.restored`` audit event (the file's hash, what was re-applied)."""
+    audit_log.append(
+        session,
+        actor=actor,
+        action="backup.restored",
+        target_type="backup",
+        target_ids=[report.sha256],
+        details={
+            "format": report.format,
+            "revision": report.revision,
+            "rows": sum(report.rows.values()),
+            "reapplied": len(report.reapplied),
+            "memories_purged": report.memories_purged,
+            "live_head_seq": live_head[0],
+            "live_head_hash": live_head[1],
+        },
+        key=key,
+    )
+
+
+def _restore_in_session(
+    session: Session,
+    scratch: Database,
+    report: RestoreReport,
+    entries: Sequence[dict[str, Any]],
+    *,
+    settings: Settings,
+    key: bytes | None,
+    actor: str,
+) -> list[tuple[str, set[str], dict[str, Any]]]:
+    """The restore transaction: replace the rows, merge the ledger, re-apply the erasures
+    and purges, and record ``backup.restored``.
+
+    Returns:
+        What :func:`_reapply_erasures` re-applied.
+    """
+    live_head, live_requests, live_tombstones = _live_ledger(session)
+    session.expunge_all()
+    report.rows = _replace_all(session, scratch)
+    _reset_sequences(session)
+    _merge_ledger(session, live_requests, live_tombstones, entries)
+    _reset_sequences(session)
+    erased = _erased_digests(session)
+    reapplied = _reapply_erasures(session, report, erased, settings=settings, key=key, actor=actor)
+    report.memories_purged = _purge_tombstoned(session)
+    _log_restored(session, report, live_head, actor=actor, key=key)
+    return reapplied
+
+
+def _verify_reapplied(
+    db: Database,
+    report: RestoreReport,
+    reapplied: list[tuple[str, set[str], dict[str, Any]]],
+) -> None:
+    """Verify every re-applied erasure; the result goes on its ``report.reapplied`` entry."""
+    for (subject, values, stats), entry in zip(reapplied, report.reapplied, strict=True):
+        verification = verify_erasure(db, subject, values=values)
+        entry["verified"] = verification.ok
+        entry["verification"] = {**verification.as_dict(), "values": stats}
+
+
 def restore(
     db: Database,
     path: Path,
@@ -750,10 +904,7 @@ def restore(
     path = Path(path)
     if not path.is_file():
         raise InputError(f"backup file not found: {path}")
-    entries: list[dict[str, Any]] = []
-    configured = ledger_path(db)
-    for ledger in [*([configured] if configured and configured.exists() else []), *ledgers]:
-        entries.extend(read_ledger(Path(ledger)))
+    entries = _ledger_entries(db, ledgers)
     if db.current_revision() is None:
         db.upgrade()
     db.require_schema()
@@ -767,83 +918,15 @@ def restore(
         scratch, fmt, revision = _materialise(db, path, Path(work))
         _step("restore-materialised")
         report = RestoreReport(path, fmt, revision, sha, ledger_entries=len(entries))
-        reapplied: list[tuple[str, set[str], dict[str, Any]]] = []
         try:
             with db.write() as session:
-                head = session.get(AuditHead, 1)
-                live_head = (head.last_seq, head.last_hash) if head is not None else (0, "")
-                live_requests = _rows(session, Base.metadata.tables["erasure_requests"])
-                live_tombstones = _rows(session, Base.metadata.tables["tombstones"])
-                session.expunge_all()
-                report.rows = _replace_all(session, scratch)
-                _reset_sequences(session)
-                _merge_ledger(session, live_requests, live_tombstones, entries)
-                _reset_sequences(session)
-                erased = {
-                    d: rid
-                    for d, rid in session.execute(
-                        select(Tombstone.subject_digest, Tombstone.request_id).where(
-                            Tombstone.kind == "subject"
-                        )
-                    )
-                }
-                # an erasure interrupted before its delete committed (no tombstone yet, no
-                # ledger file on PostgreSQL by default) is re-applied too; the queue resumes it
-                for d, rid in session.execute(
-                    select(ErasureRequest.subject_digest, ErasureRequest.id).where(
-                        ErasureRequest.status.in_(IN_FLIGHT)
-                    )
-                ):
-                    erased.setdefault(d, rid)
-                for subject in sorted(_restored_subjects(session)):
-                    digest = subject_digest(subject, key)
-                    if digest not in erased:
-                        continue
-                    values, stats = _identifying_values(session, subject, settings)
-                    outcome = _erase_in_session(
-                        session,
-                        settings,
-                        subject,
-                        digest=digest,
-                        request_id=None,
-                        actor=actor,
-                        matcher=Matcher([subject, *values]),
-                        action="erasure.reapplied",
-                    )
-                    reapplied.append((subject, values, stats))
-                    report.reapplied.append(
-                        {
-                            "request_id": erased[digest],
-                            "subject_digest": digest,
-                            "counts": outcome.counts,
-                            "notes": outcome.notes,
-                        }
-                    )
-                report.memories_purged = _purge_tombstoned(session)
-                audit_log.append(
-                    session,
-                    actor=actor,
-                    action="backup.restored",
-                    target_type="backup",
-                    target_ids=[sha],
-                    details={
-                        "format": fmt,
-                        "revision": revision,
-                        "rows": sum(report.rows.values()),
-                        "reapplied": len(report.reapplied),
-                        "memories_purged": report.memories_purged,
-                        "live_head_seq": live_head[0],
-                        "live_head_hash": live_head[1],
-                    },
-                    key=key,
+                reapplied = _restore_in_session(
+                    session, scratch, report, entries, settings=settings, key=key, actor=actor
                 )
         finally:
             scratch.dispose()
     report.storage = reclaim_storage(db)
-    for (subject, values, stats), entry in zip(reapplied, report.reapplied, strict=True):
-        verification = verify_erasure(db, subject, values=values)
-        entry["verified"] = verification.ok
-        entry["verification"] = {**verification.as_dict(), "values": stats}
+    _verify_reapplied(db, report, reapplied)
     log.info(
         "backup_restored",
         format=fmt,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, select, text, update
@@ -206,35 +207,9 @@ def _move_cursors(session: Session, subject: str, counts: dict[str, Any]) -> Non
     counts["scan_cursors_moved"] = int(getattr(result, "rowcount", 0) or 0)
 
 
-def erase_in_session(
-    session: Session,
-    settings: Settings,
-    subject: str,
-    *,
-    digest: str,
-    request_id: int | None,
-    actor: str,
-    matcher: Matcher,
-    action: str = "erasure.executed",
-) -> Outcome:
-    """Delete and redact everything of one subject inside the caller's transaction.
-
-    Used by :func:`erase_subject` and by :mod:`auditor.erasure.backup` (re-applying erasures to a
-    restored backup, ``action="erasure.reapplied"``). ``matcher`` holds the subject id and
-    its identifying values.
-    """
-    outcome = Outcome()
+def _subject_memories(session: Session, subject: str, outcome: Outcome) -> list[str]:
+    """The subject's memory ids (every status), counted on ``outcome``."""
     counts = outcome.counts
-    now = utcnow()
-    excluded = other_identifiers(session, subject, matcher.needles)
-    matcher = Matcher(matcher.needles, exclude=excluded)
-    id_matcher = Matcher([subject], exclude=excluded)
-    usernames = frozenset(
-        session.scalars(select(Principal.username).where(Principal.subject == subject))
-    )
-    secure = session.get_bind().dialect.name == "sqlite"
-    if secure:  # overwrite deleted content in the pages too (free pages keep no text)
-        session.execute(text("PRAGMA secure_delete = ON"))
     rows = session.execute(
         select(Memory.memory_id, Memory.status).where(Memory.subject == subject)
     ).all()
@@ -242,6 +217,11 @@ def erase_in_session(
     outcome.memory_ids = ids
     counts["memories"] = len(ids)
     counts["memories_by_status"] = dict(sorted(Counter(s for _m, s in rows).items()))
+    return ids
+
+
+def _prior_memories(session: Session, digest: str, ids: list[str]) -> set[str]:
+    """Ids of the subject's memories purged earlier (memory tombstones), besides ``ids``."""
     prior_rows = set(
         session.scalars(
             select(Tombstone.memory_id).where(
@@ -251,8 +231,11 @@ def erase_in_session(
             )
         )
     )
-    prior = {p for p in prior_rows if p is not None} - set(ids)
-    purge_findings(session, set(ids), prior, matcher, counts)
+    return {p for p in prior_rows if p is not None} - set(ids)
+
+
+def _delete_rows(session: Session, subject: str, ids: list[str], counts: dict[str, Any]) -> None:
+    """Delete the subject's memories (by chunks), consents and accounts."""
     for chunk in _chunks(ids):
         session.execute(delete(Memory).where(Memory.memory_id.in_(chunk)))
     counts["consents"] = int(
@@ -265,6 +248,16 @@ def erase_in_session(
         )
         or 0
     )
+
+
+def _close_other_requests(
+    session: Session,
+    subject: str,
+    request_id: int | None,
+    now: datetime,
+    counts: dict[str, Any],
+) -> None:
+    """Close the subject's other erasure requests as executed with this one."""
     others = update(ErasureRequest).where(ErasureRequest.subject == subject)
     if request_id is not None:
         others = others.where(ErasureRequest.id != request_id)
@@ -283,27 +276,39 @@ def erase_in_session(
         )
         or 0
     )
-    _redact_free_text(session, matcher, counts)
-    _move_cursors(session, subject, counts)
-    scope = AuditScope(
-        subject=subject,
-        digest=digest,
-        label=subject_label(digest),
-        usernames=usernames,
-        memory_ids=frozenset(ids) | frozenset(prior),
-        id_matcher=id_matcher,
-        # the subject's own events: its values, and its account names however short
-        matcher=Matcher([*matcher.needles, *usernames], exclude=excluded),
-    )
+
+
+def _redact_audit(
+    session: Session,
+    settings: Settings,
+    scope: AuditScope,
+    *,
+    actor: str,
+    request_id: int | None,
+    outcome: Outcome,
+) -> None:
+    """Redact the subject's own audit events; count them and keep the notes."""
     redacted, notes = redact_subject_events(
         session,
         scope,
-        actor=_safe_name(actor, subject, digest),
-        details={"erasure_request": request_id, "subject_digest": digest},
+        actor=_safe_name(actor, scope.subject, scope.digest),
+        details={"erasure_request": request_id, "subject_digest": scope.digest},
         key=audit_key(settings),
     )
-    counts["audit_events_redacted"] = redacted
+    outcome.counts["audit_events_redacted"] = redacted
     outcome.notes.extend(notes)
+
+
+def _write_tombstones(
+    session: Session,
+    ids: list[str],
+    *,
+    digest: str,
+    now: datetime,
+    request_id: int | None,
+    counts: dict[str, Any],
+) -> None:
+    """A memory tombstone per erased memory without one, and the subject's tombstone."""
     known: set[str | None] = set()
     for chunk in _chunks(ids):
         known.update(
@@ -340,6 +345,18 @@ def erase_in_session(
             )
         )
     counts["tombstones"] = len(fresh) + (1 if has_subject_tombstone is None else 0)
+
+
+def _mark_request_deleted(
+    session: Session,
+    request_id: int | None,
+    subject: str,
+    *,
+    digest: str,
+    now: datetime,
+    matcher: Matcher,
+) -> None:
+    """The erasure's own request: ``deleted``, its requester and reason redacted."""
     if request_id is not None:
         req = session.get(ErasureRequest, request_id)
         if req is not None:
@@ -350,6 +367,20 @@ def erase_in_session(
             )
             if req.reason and matcher.search(req.reason):
                 req.reason = REDACTED
+
+
+def _log_erasure(
+    session: Session,
+    settings: Settings,
+    subject: str,
+    *,
+    digest: str,
+    request_id: int | None,
+    actor: str,
+    action: str,
+    counts: dict[str, Any],
+) -> None:
+    """The erasure's audit event (``action``), with the integer counts."""
     flat = {k: v for k, v in counts.items() if isinstance(v, int)}
     audit_log.append(
         session,
@@ -359,6 +390,67 @@ def erase_in_session(
         target_ids=[digest],
         details={"erasure_request": request_id, "subject_digest": digest, **flat},
         key=audit_key(settings),
+    )
+
+
+def erase_in_session(
+    session: Session,
+    settings: Settings,
+    subject: str,
+    *,
+    digest: str,
+    request_id: int | None,
+    actor: str,
+    matcher: Matcher,
+    action: str = "erasure.executed",
+) -> Outcome:
+    """Delete and redact everything of one subject inside the caller's transaction.
+
+    Used by :func:`erase_subject` and by :mod:`auditor.erasure.backup` (re-applying erasures to a
+    restored backup, ``action="erasure.reapplied"``). ``matcher`` holds the subject id and
+    its identifying values.
+    """
+    outcome = Outcome()
+    counts = outcome.counts
+    now = utcnow()
+    excluded = other_identifiers(session, subject, matcher.needles)
+    matcher = Matcher(matcher.needles, exclude=excluded)
+    id_matcher = Matcher([subject], exclude=excluded)
+    usernames = frozenset(
+        session.scalars(select(Principal.username).where(Principal.subject == subject))
+    )
+    secure = session.get_bind().dialect.name == "sqlite"
+    if secure:  # overwrite deleted content in the pages too (free pages keep no text)
+        session.execute(text("PRAGMA secure_delete = ON"))
+    ids = _subject_memories(session, subject, outcome)
+    prior = _prior_memories(session, digest, ids)
+    purge_findings(session, set(ids), prior, matcher, counts)
+    _delete_rows(session, subject, ids, counts)
+    _close_other_requests(session, subject, request_id, now, counts)
+    _redact_free_text(session, matcher, counts)
+    _move_cursors(session, subject, counts)
+    scope = AuditScope(
+        subject=subject,
+        digest=digest,
+        label=subject_label(digest),
+        usernames=usernames,
+        memory_ids=frozenset(ids) | frozenset(prior),
+        id_matcher=id_matcher,
+        # the subject's own events: its values, and its account names however short
+        matcher=Matcher([*matcher.needles, *usernames], exclude=excluded),
+    )
+    _redact_audit(session, settings, scope, actor=actor, request_id=request_id, outcome=outcome)
+    _write_tombstones(session, ids, digest=digest, now=now, request_id=request_id, counts=counts)
+    _mark_request_deleted(session, request_id, subject, digest=digest, now=now, matcher=matcher)
+    _log_erasure(
+        session,
+        settings,
+        subject,
+        digest=digest,
+        request_id=request_id,
+        actor=actor,
+        action=action,
+        counts=counts,
     )
     session.flush()
     if secure:

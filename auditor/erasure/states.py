@@ -510,22 +510,18 @@ def _interrupted_verification(run: _Run) -> Verification:
     )
 
 
-def _finish(db: Database, run: _Run, *, log_paths: Sequence[Path], judge: Judge | None) -> Receipt:
-    """The ``verifying`` state: reclaim storage, search, store the final receipt (T4)."""
-    run.say("reclaiming storage")
-    storage = reclaim_storage(db)
-    _step("reclaimed")
+def _search(db: Database, run: _Run, log_paths: Sequence[Path]) -> Verification:
+    """Search every table and file for the subject (nothing, once the request dropped it)."""
     if run.subject is not None:
         run.say("verifying: searching every table and file")
-        verification = _verify(
+        return _verify(
             db, run.subject, values=run.values, short_values=run.short, log_paths=log_paths
         )
-    else:
-        verification = _interrupted_verification(run)
-    run.values, run.short = set(), set()  # the values live no longer than the verification
-    key = audit_key(db.settings)
-    with db.session() as session:
-        chain = audit_log.verify(session, key=key)
+    return _interrupted_verification(run)
+
+
+def _receipt_notes(run: _Run) -> list[str]:
+    """The receipt's notes: the delete's, and what a resumed run could not search for."""
     notes = list(run.notes)
     if run.resumed_from is not None and not run.values and not run.short:
         notes.append(
@@ -533,6 +529,21 @@ def _finish(db: Database, run: _Run, *, log_paths: Sequence[Path], judge: Judge 
             "values were gone with the interrupted process, so only the subject id could be "
             "searched for"
         )
+    return notes
+
+
+def _final_receipt(
+    db: Database,
+    run: _Run,
+    *,
+    storage: dict[str, Any],
+    verification: Verification,
+    chain: audit_log.VerifyResult,
+    key: bytes | None,
+    judge: Judge | None,
+) -> Receipt:
+    """The final receipt, hashed over exactly what is stored (empties the judge's cache)."""
+    notes = _receipt_notes(run)
     subject = run.subject or ""
     data: dict[str, Any] = {
         "format": RECEIPT_FORMAT,
@@ -583,7 +594,14 @@ def _finish(db: Database, run: _Run, *, log_paths: Sequence[Path], judge: Judge 
     }
     data = json.loads(canonical_json(data))  # exactly what is stored and hashed
     data["receipt_sha256"] = _receipt_hash(data)
-    receipt = Receipt(data)
+    return Receipt(data)
+
+
+def _store_receipt(
+    db: Database, run: _Run, receipt: Receipt, *, chain: audit_log.VerifyResult, key: bytes | None
+) -> None:
+    """T4: ``verifying -> executed``, the final receipt on the request, its audit event."""
+    subject = run.subject or ""
     with db.write() as session:
         req = _move(session, run, VERIFYING, EXECUTED)
         req.receipt = receipt.as_dict()
@@ -603,6 +621,22 @@ def _finish(db: Database, run: _Run, *, log_paths: Sequence[Path], judge: Judge 
             },
             key=key,
         )
+
+
+def _finish(db: Database, run: _Run, *, log_paths: Sequence[Path], judge: Judge | None) -> Receipt:
+    """The ``verifying`` state: reclaim storage, search, store the final receipt (T4)."""
+    run.say("reclaiming storage")
+    storage = reclaim_storage(db)
+    _step("reclaimed")
+    verification = _search(db, run, log_paths)
+    run.values, run.short = set(), set()  # the values live no longer than the verification
+    key = audit_key(db.settings)
+    with db.session() as session:
+        chain = audit_log.verify(session, key=key)
+    receipt = _final_receipt(
+        db, run, storage=storage, verification=verification, chain=chain, key=key, judge=judge
+    )
+    _store_receipt(db, run, receipt, chain=chain, key=key)
     log.info(
         "erasure_finished",
         request_id=run.request_id,

@@ -177,6 +177,91 @@ def reclaim_storage(db: Database) -> dict[str, Any]:
 # -- verification -------------------------------------------------------------------------
 
 
+def _search_path(
+    report: SearchReport, place: str, path: Path, matchers: dict[str, Matcher]
+) -> None:
+    """Search one file for every kind of needle; a file that cannot be read is reported."""
+    for kind, matcher in matchers.items():
+        try:
+            report.add(place, kind, search_file(path, matcher))
+        except OSError as exc:
+            report.unsearchable.append(f"{place}: {type(exc).__name__}")
+
+
+def _search_db_files(db: Database, report: SearchReport, matchers: dict[str, Matcher]) -> list[str]:
+    """On SQLite, search the database file and its WAL (free pages included).
+
+    Returns:
+        The names of the files searched.
+    """
+    files = []
+    db_file = sqlite_file(db)
+    if db_file is not None:
+        files = [p for p in (db_file, Path(f"{db_file}-wal")) if p.exists()]
+    names = [f"file {p.name}" for p in files]
+    for path in files:
+        _search_path(report, f"file {path.name}", path, matchers)
+    report.files += len(files)
+    return names
+
+
+def _search_copies(
+    db: Database, report: SearchReport, matchers: dict[str, Matcher], names: list[str]
+) -> None:
+    """Search the temporary copies running backups and restores hold (names added)."""
+    sweep(db)  # copies of killed backups and restores go first; running ones are searched
+    for path in leftovers(db):
+        report.files += 1
+        names.append(f"temporary copy {path.name}")
+        _search_path(report, f"temporary copy {path.name}", path, matchers)
+
+
+def _search_logs(
+    log_paths: Sequence[Path],
+    report: SearchReport,
+    matchers: dict[str, Matcher],
+    names: list[str],
+) -> None:
+    """Search the log files given (names added); one that is not a file is unsearchable."""
+    for path in log_paths:
+        path = Path(path)
+        if not path.is_file():
+            report.unsearchable.append(f"log {path}: not a readable file")
+            continue
+        report.files += 1
+        names.append(f"log {path}")
+        _search_path(report, f"log {path}", path, matchers)
+
+
+def _verdict(
+    db: Database, subject: str, report: SearchReport, names: list[str], values: int
+) -> Verification:
+    """The verification of what ``report`` found (``values``: how many were searched for)."""
+    digest = _digest(db.settings, subject)
+    definite = [h for h in report.hits if h.kind != KIND_SHORT]  # short: "may hold"
+    result = Verification(
+        ok=not definite and not report.unsearchable,
+        subject_digest=digest,
+        hits=tuple(report.hits),
+        searched={
+            "tables": report.tables,
+            "columns": report.columns,
+            "files": report.files,
+            "values": values,
+        },
+        unsearchable=tuple(report.unsearchable),
+        files=tuple(names),
+    )
+    log.info(
+        "erasure_verified",
+        subject_digest=digest[:16],
+        ok=result.ok,
+        places=len(result.hits),
+        tables=report.tables,
+    )
+    return result
+
+
 def verify_erasure(
     db: Database,
     subject: str,
@@ -225,63 +310,11 @@ def verify_erasure(
     with db.engine.connect() as conn:
         report = search_database(conn, matchers)
         conn.rollback()
-    files = []
-    db_file = sqlite_file(db)
-    if db_file is not None:
-        files = [p for p in (db_file, Path(f"{db_file}-wal")) if p.exists()]
-    names = [f"file {p.name}" for p in files]
-    for path in files:
-        for kind, matcher in matchers.items():
-            try:
-                report.add(f"file {path.name}", kind, search_file(path, matcher))
-            except OSError as exc:
-                report.unsearchable.append(f"file {path.name}: {type(exc).__name__}")
-    report.files += len(files)
-    sweep(db)  # copies of killed backups and restores go first; running ones are searched
-    for path in leftovers(db):
-        report.files += 1
-        names.append(f"temporary copy {path.name}")
-        for kind, matcher in matchers.items():
-            try:
-                report.add(f"temporary copy {path.name}", kind, search_file(path, matcher))
-            except OSError as exc:
-                report.unsearchable.append(f"temporary copy {path.name}: {type(exc).__name__}")
+    names = _search_db_files(db, report, matchers)
+    _search_copies(db, report, matchers, names)
     _check_key(db, subject, report)
-    for path in log_paths:
-        path = Path(path)
-        if not path.is_file():
-            report.unsearchable.append(f"log {path}: not a readable file")
-            continue
-        report.files += 1
-        names.append(f"log {path}")
-        for kind, matcher in matchers.items():
-            try:
-                report.add(f"log {path}", kind, search_file(path, matcher))
-            except OSError as exc:
-                report.unsearchable.append(f"log {path}: {type(exc).__name__}")
-    digest = _digest(db.settings, subject)
-    definite = [h for h in report.hits if h.kind != KIND_SHORT]  # short: "may hold"
-    result = Verification(
-        ok=not definite and not report.unsearchable,
-        subject_digest=digest,
-        hits=tuple(report.hits),
-        searched={
-            "tables": report.tables,
-            "columns": report.columns,
-            "files": report.files,
-            "values": len(value_list) + len(short_list),
-        },
-        unsearchable=tuple(report.unsearchable),
-        files=tuple(names),
-    )
-    log.info(
-        "erasure_verified",
-        subject_digest=digest[:16],
-        ok=result.ok,
-        places=len(result.hits),
-        tables=report.tables,
-    )
-    return result
+    _search_logs(log_paths, report, matchers, names)
+    return _verdict(db, subject, report, names, len(value_list) + len(short_list))
 
 
 # -- ledger -------------------------------------------------------------------------------

@@ -436,6 +436,107 @@ def _error_text(exc: BaseException) -> str:
     return scrub(f"{type(exc).__name__}: {exc}", limit=500)
 
 
+def _pull(
+    db: Database,
+    name: str,
+    cursor: str | None,
+    *,
+    full: bool,
+    should_stop: Callable[[], bool] | None,
+    report: SyncReport,
+    mark: dict[str, Any],
+    now: datetime,
+) -> str | None:
+    """Pull the source through the importer, then look for deletions and reconcile.
+
+    What the pull found goes on ``report``, what the next sync needs to know on ``mark``
+    (``live_ids``, ``last_full_at``). A failure is reported (status ``failed``), not raised.
+
+    Returns:
+        The connector's next cursor once the pull completed (None until then).
+    """
+    next_cursor: str | None = None
+    try:
+        with connect(db, name) as connector:
+            connector.known_subjects = _known_subjects(db, name)
+            pull = _PullSource(connector, None if full else cursor, should_stop)
+            imported = Importer(db, actor=ACTOR).run(pull)
+            _take_import(report, imported, pull)
+            if pull.stopped:
+                report.status = "stopped"
+            else:
+                next_cursor = connector.next_cursor()
+                live = connector.live_ids()
+                _detect_deletions(db, name, live, pull, full, report)
+                report.reconciled = reconcile(db, name, errors=imported.errors, full=full).as_dict()
+                mark["live_ids"] = live is not None
+                if full:
+                    mark["last_full_at"] = _iso(now)
+                report.status = (
+                    "completed" if imported.ok and not report.errors else "completed_with_errors"
+                )
+                report.cursor = "advanced"
+    except Exception as exc:  # noqa: BLE001 - reported; the next sync tries again
+        report.status = "failed"
+        report.error = _error_text(exc)
+        log.warning("source_sync_failed", source=name, error_type=type(exc).__name__)
+    return next_cursor
+
+
+def _record(
+    db: Database,
+    name: str,
+    report: SyncReport,
+    mark: dict[str, Any],
+    next_cursor: str | None,
+    now: datetime,
+) -> None:
+    """Store the attempt on the source's watermark; its cursor only if the pull advanced it."""
+    mark.update(
+        last_sync_status=report.status,
+        last_sync_mode=report.mode,
+        last_error=report.error,
+        last_counts={
+            "pulled": report.pulled,
+            **{
+                k: report.imported.get(k, 0)
+                for k in ("inserted", "updated", "unchanged", "skipped")
+            },
+            "gone": report.gone,
+        },
+    )
+    if report.reconciled:
+        mark["last_drift"] = dict(report.reconciled.get("drift") or {})
+    if report.cursor == "advanced":
+        mark["last_sync_at"] = _iso(now)
+        _save_mark(db, name, mark, position=next_cursor)
+    else:
+        _save_mark(db, name, mark)
+
+
+def _audit_sync(db: Database, name: str, report: SyncReport) -> None:
+    """The ``source.synced`` audit event (none for a sync that found the source busy)."""
+    if report.status != "busy":
+        with db.write() as session:
+            audit_log.append(
+                session,
+                actor=ACTOR,
+                action="source.synced",
+                target_type="source",
+                target_ids=[name],
+                details={
+                    "mode": report.mode,
+                    "status": report.status,
+                    "import_run": report.import_run_id,
+                    "pulled": report.pulled,
+                    "gone": report.gone,
+                    "gone_marked": report.gone_marked,
+                    "deletions_checked": report.deletions_checked,
+                },
+                key=lifecycle.audit_key(db.settings),
+            )
+
+
 def sync_source(
     db: Database,
     name: str,
@@ -488,75 +589,19 @@ def sync_source(
         report.mode = "full" if full else "incremental"
         log.info("source_sync_started", source=config.name, kind=config.kind, mode=report.mode)
         mark: dict[str, Any] = {"last_attempt_at": _iso(now), "kind": config.kind}
-        next_cursor: str | None = None
-        try:
-            with connect(db, config.name) as connector:
-                connector.known_subjects = _known_subjects(db, config.name)
-                pull = _PullSource(connector, None if full else cursor, should_stop)
-                imported = Importer(db, actor=ACTOR).run(pull)
-                _take_import(report, imported, pull)
-                if pull.stopped:
-                    report.status = "stopped"
-                else:
-                    next_cursor = connector.next_cursor()
-                    live = connector.live_ids()
-                    _detect_deletions(db, config.name, live, pull, full, report)
-                    report.reconciled = reconcile(
-                        db, config.name, errors=imported.errors, full=full
-                    ).as_dict()
-                    mark["live_ids"] = live is not None
-                    if full:
-                        mark["last_full_at"] = _iso(now)
-                    report.status = (
-                        "completed"
-                        if imported.ok and not report.errors
-                        else "completed_with_errors"
-                    )
-                    report.cursor = "advanced"
-        except Exception as exc:  # noqa: BLE001 - reported; the next sync tries again
-            report.status = "failed"
-            report.error = _error_text(exc)
-            log.warning("source_sync_failed", source=config.name, error_type=type(exc).__name__)
-        report.duration_s = time.perf_counter() - started
-        mark.update(
-            last_sync_status=report.status,
-            last_sync_mode=report.mode,
-            last_error=report.error,
-            last_counts={
-                "pulled": report.pulled,
-                **{
-                    k: report.imported.get(k, 0)
-                    for k in ("inserted", "updated", "unchanged", "skipped")
-                },
-                "gone": report.gone,
-            },
+        next_cursor = _pull(
+            db,
+            config.name,
+            cursor,
+            full=full,
+            should_stop=should_stop,
+            report=report,
+            mark=mark,
+            now=now,
         )
-        if report.reconciled:
-            mark["last_drift"] = dict(report.reconciled.get("drift") or {})
-        if report.cursor == "advanced":
-            mark["last_sync_at"] = _iso(now)
-            _save_mark(db, config.name, mark, position=next_cursor)
-        else:
-            _save_mark(db, config.name, mark)
-        if report.status != "busy":
-            with db.write() as session:
-                audit_log.append(
-                    session,
-                    actor=ACTOR,
-                    action="source.synced",
-                    target_type="source",
-                    target_ids=[config.name],
-                    details={
-                        "mode": report.mode,
-                        "status": report.status,
-                        "import_run": report.import_run_id,
-                        "pulled": report.pulled,
-                        "gone": report.gone,
-                        "gone_marked": report.gone_marked,
-                        "deletions_checked": report.deletions_checked,
-                    },
-                    key=lifecycle.audit_key(settings),
-                )
+        report.duration_s = time.perf_counter() - started
+        _record(db, config.name, report, mark, next_cursor, now)
+        _audit_sync(db, config.name, report)
     if actions and report.status not in ("failed", "busy"):
         report.actions = run_outbox(db, source=config.name, should_stop=should_stop)
     log.info(
