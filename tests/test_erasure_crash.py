@@ -199,10 +199,15 @@ def test_an_erasure_killed_at_any_step_is_resumed_by_the_queue(
         assert not store.exists(CAROL)
         assert "data key" in receipt["data_key"]
     # a receipt never overstates: values that died with the process make it incomplete
+    # (and says so), values read again before the delete are searched (and it says that)
+    subject_id_only = any("only the subject id" in note for note in receipt["notes"])
     if step in ("deleting", "ledger"):
         assert receipt["verdict"] == "verified", receipt["stores"]
+        assert receipt["verification"]["values"]["searched"] > 0
+        assert not subject_id_only, receipt["notes"]
     else:
         assert receipt["verified"] is False and receipt["verdict"] == "incomplete"
+        assert subject_id_only, receipt["notes"]
 
 
 @pytest.fixture

@@ -126,6 +126,7 @@ class _Run:
     approved_by: str = ""
     values: set[str] = field(default_factory=set)
     short: set[str] = field(default_factory=set)
+    values_read: bool = False  # the values were read from the store (a resume may not)
     value_stats: dict[str, Any] = field(default_factory=dict)
     held_before: dict[str, int] = field(default_factory=dict)
     source_items: dict[str, int] = field(default_factory=dict)
@@ -245,6 +246,7 @@ def _prepare(db: Database, run: _Run, req: ErasureRequest, *, values: bool) -> N
             run.values, run.short, run.value_stats = collect_values(
                 session, run.subject, db.settings
             )
+            run.values_read = True
         held = held_counts(session, run.subject, besides_request=run.request_id)
         run.held_before = run.held_before or held
         items, run.unowned = _source_context(session, run.subject)
@@ -523,7 +525,8 @@ def _search(db: Database, run: _Run, log_paths: Sequence[Path]) -> Verification:
 def _receipt_notes(run: _Run) -> list[str]:
     """The receipt's notes: the delete's, and what a resumed run could not search for."""
     notes = list(run.notes)
-    if run.resumed_from is not None and not run.values and not run.short:
+    # not run.values: they are cleared once searched, before the receipt is written
+    if run.resumed_from is not None and not run.values_read:
         notes.append(
             f"resumed after an interruption in state {run.resumed_from}: the identifying "
             "values were gone with the interrupted process, so only the subject id could be "
