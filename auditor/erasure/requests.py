@@ -169,36 +169,9 @@ def request_erasure(
         # erasure removes, so it is never written (request, receipt, audit log)
         requested_by = subject_label(digest)
     waits = user_initiated and settings.erasure_requires_approval
-    now = utcnow()
-    with db.write() as session:
-        req = ErasureRequest(
-            subject_digest=digest,
-            subject=subject,
-            requested_by=requested_by,
-            requested_at=now,
-            status=PENDING if waits else APPROVED,
-            reason=_clean_reason(reason, subject),
-            user_initiated=user_initiated,
-            receipt={},
-        )
-        if not waits:
-            req.decided_by, req.decided_at = requested_by, now
-        session.add(req)
-        session.flush()
-        request_id = req.id
-        audit_log.append(
-            session,
-            actor=_safe_name(requested_by, subject, digest, is_subject=user_initiated),
-            action="erasure.requested",
-            target_type="erasure_request",
-            target_ids=[str(request_id)],
-            details={
-                "subject_digest": digest,
-                "user_initiated": user_initiated,
-                "awaits_approval": waits,
-            },
-            key=audit_key(settings),
-        )
+    request_id = _record_request(
+        db, subject, digest, requested_by, reason, user_initiated=user_initiated, waits=waits
+    )
     log.info("erasure_requested", request_id=request_id, awaits_approval=waits)
     if not waits:
         erase_subject(db, subject, actor=requested_by, request_id=request_id, log_paths=log_paths)
@@ -450,7 +423,10 @@ def erase_subject(
     digest = subject_digest(subject, key)
     if request_id is None:
         resolve_subject(db, subject)  # an unknown subject is refused, near matches offered
-        request_id = _record_own_request(db, subject, digest, actor, reason, key)
+        # an officer's own erasure: recorded approved at once
+        request_id = _record_request(
+            db, subject, digest, actor, reason, user_initiated=False, waits=False
+        )
     else:
         _check_approved(db, request_id, digest)
     return erasure_states.execute(
@@ -466,38 +442,46 @@ def erase_subject(
     )
 
 
-def _record_own_request(
-    db: Database, subject: str, digest: str, actor: str, reason: str | None, key: bytes | None
+def _record_request(
+    db: Database,
+    subject: str,
+    digest: str,
+    requested_by: str,
+    reason: str | None,
+    *,
+    user_initiated: bool,
+    waits: bool,
 ) -> int:
-    """Record an officer's own erasure of ``subject``, approved at once; its request id."""
-    started = utcnow()
+    """Store a request (approved at once unless it ``waits``) and its audit entry; its id."""
+    now = utcnow()
     with db.write() as session:
         req = ErasureRequest(
             subject_digest=digest,
             subject=subject,
-            requested_by=actor,
-            requested_at=started,
-            status=APPROVED,
-            decided_by=actor,
-            decided_at=started,
+            requested_by=requested_by,
+            requested_at=now,
+            status=PENDING if waits else APPROVED,
             reason=_clean_reason(reason, subject),
+            user_initiated=user_initiated,
             receipt={},
         )
+        if not waits:
+            req.decided_by, req.decided_at = requested_by, now
         session.add(req)
         session.flush()
         request_id = req.id
         audit_log.append(
             session,
-            actor=_safe_name(actor, subject, digest),
+            actor=_safe_name(requested_by, subject, digest, is_subject=user_initiated),
             action="erasure.requested",
             target_type="erasure_request",
             target_ids=[str(request_id)],
             details={
                 "subject_digest": digest,
-                "user_initiated": False,
-                "awaits_approval": False,
+                "user_initiated": user_initiated,
+                "awaits_approval": waits,
             },
-            key=key,
+            key=audit_key(db.settings),
         )
     return request_id
 
