@@ -28,8 +28,9 @@ from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import and_, insert, select, text, update
+from sqlalchemy import Row, and_, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from auditor.errors import RecordError
 from auditor.hashing import subject_digest
@@ -184,37 +185,9 @@ class Importer:
             run_id = run.id
         report = ImportReport(run_id, source.format, source.location)
         log.info("import_started", run_id=run_id, format=source.format)
-        batch: dict[str, _Pending] = {}
         status = "failed"
         try:
-            for item in source.items():
-                if progress is not None and item.consumed:
-                    progress(item.consumed)
-                if item.error is not None:
-                    report.read += 1
-                    report.error(f"{item.location}: {item.error}")
-                    continue
-                if item.raw is None:  # blank line
-                    continue
-                report.read += 1
-                try:
-                    record = parse_record(item.raw, item.location, self.settings)
-                except RecordError as exc:
-                    report.error(str(exc))
-                    continue
-                earlier = batch.get(record.memory_id)
-                if earlier is not None:
-                    report.error(
-                        f"{item.location}: duplicate memory_id, first given at {earlier.location}"
-                    )
-                    continue
-                batch[record.memory_id] = _Pending(item.location, record, item.external_id)
-                if len(batch) >= self.settings.import_batch_size:
-                    self._write_batch(run_id, source.format, list(batch.values()), report)
-                    batch.clear()
-            if batch:
-                self._write_batch(run_id, source.format, list(batch.values()), report)
-                batch.clear()
+            self._read_all(run_id, source, report, progress)
             report.sha256 = source.sha256
             self._maybe_analyze(0, force=True)
             self._derive_chain_statuses(run_id, report)
@@ -234,6 +207,39 @@ class Importer:
                 duration_s=round(report.duration_s, 3),
             )
         return report
+
+    def _read_all(
+        self, run_id: int, source: Source, report: ImportReport, progress: Progress | None
+    ) -> None:
+        """Read every item of ``source``, writing it in batches; bad items go to ``report``."""
+        batch: dict[str, _Pending] = {}
+        for item in source.items():
+            if progress is not None and item.consumed:
+                progress(item.consumed)
+            if item.error is not None:
+                report.read += 1
+                report.error(f"{item.location}: {item.error}")
+                continue
+            if item.raw is None:  # blank line
+                continue
+            report.read += 1
+            try:
+                record = parse_record(item.raw, item.location, self.settings)
+            except RecordError as exc:
+                report.error(str(exc))
+                continue
+            earlier = batch.get(record.memory_id)
+            if earlier is not None:
+                report.error(
+                    f"{item.location}: duplicate memory_id, first given at {earlier.location}"
+                )
+                continue
+            batch[record.memory_id] = _Pending(item.location, record, item.external_id)
+            if len(batch) >= self.settings.import_batch_size:
+                self._write_batch(run_id, source.format, list(batch.values()), report)
+                batch.clear()
+        if batch:
+            self._write_batch(run_id, source.format, list(batch.values()), report)
 
     # -- batches ------------------------------------------------------------------------
 
@@ -263,36 +269,7 @@ class Importer:
         counts = {"inserted": 0, "updated": 0, "unchanged": 0, "consents_added": 0}
         errors: list[str] = []
         with self.db.write() as session:
-            ids = [p.record.memory_id for p in pending]
-            existing = {
-                row.memory_id: row
-                for row in session.execute(
-                    select(
-                        Memory.memory_id,
-                        Memory.record_hash,
-                        Memory.import_run_id,
-                    ).where(Memory.memory_id.in_(ids))
-                )
-            }
-            erased: set[str] = {
-                mid
-                for mid in session.scalars(
-                    select(Tombstone.memory_id).where(Tombstone.memory_id.in_(ids))
-                )
-                if mid is not None
-            }
-            digests = {
-                subject: subject_digest(subject, self._key)
-                for subject in {p.record.subject for p in pending}
-            }
-            erased_subjects = set(
-                session.scalars(
-                    select(Tombstone.subject_digest).where(
-                        Tombstone.kind == "subject",
-                        Tombstone.subject_digest.in_(set(digests.values())),
-                    )
-                )
-            )
+            existing, erased, erased_subjects = self._known(session, pending)
             inserts: list[dict[str, Any]] = []
             updates: dict[str, tuple[_Pending, dict[str, Any]]] = {}
             for p in pending:
@@ -300,7 +277,7 @@ class Importer:
                 if mid in erased:
                     errors.append(f"{p.location}: memory {mid} was erased; it is not re-imported")
                     continue
-                if digests[p.record.subject] in erased_subjects:
+                if p.record.subject in erased_subjects:
                     erased.add(mid)  # its consents are not imported either
                     errors.append(
                         f"{p.location}: memory {mid} is about an erased subject; it is not "
@@ -349,6 +326,44 @@ class Importer:
         report.consents_added += counts["consents_added"]
         for message in errors:
             report.error(message)
+
+    def _known(
+        self, session: Session, pending: list[_Pending]
+    ) -> tuple[dict[str, Row[str, str | None, int | None]], set[str], set[str]]:
+        """What the store knows of a batch: its memories already stored (id, record hash,
+        import run), the ids erased (tombstones) and the subjects erased."""
+        ids = [p.record.memory_id for p in pending]
+        existing: dict[str, Row[str, str | None, int | None]] = {
+            row.memory_id: row
+            for row in session.execute(
+                select(
+                    Memory.memory_id,
+                    Memory.record_hash,
+                    Memory.import_run_id,
+                ).where(Memory.memory_id.in_(ids))
+            )
+        }
+        erased: set[str] = {
+            mid
+            for mid in session.scalars(
+                select(Tombstone.memory_id).where(Tombstone.memory_id.in_(ids))
+            )
+            if mid is not None
+        }
+        digests = {
+            subject: subject_digest(subject, self._key)
+            for subject in {p.record.subject for p in pending}
+        }
+        erased_digests = set(
+            session.scalars(
+                select(Tombstone.subject_digest).where(
+                    Tombstone.kind == "subject",
+                    Tombstone.subject_digest.in_(set(digests.values())),
+                )
+            )
+        )
+        erased_subjects = {subject for subject, d in digests.items() if d in erased_digests}
+        return existing, erased, erased_subjects
 
     def _apply_updates(
         self, session: Any, run_id: int, updates: dict[str, tuple[_Pending, dict[str, Any]]]
