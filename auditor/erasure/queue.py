@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 
 from auditor.erasure.common import APPROVED, DELETING, EXECUTED, IN_FLIGHT, Receipt
 from auditor.erasure.states import Progress, _drive, _prepare, _provisional, _Run
@@ -138,22 +138,7 @@ def run_queue(
     Returns:
         Counts: resumed, executed, verification failures, verdicts dropped.
     """
-    with db.session() as session:
-        stuck = [
-            int(rid)
-            for rid, receipt in session.execute(
-                select(ErasureRequest.id, ErasureRequest.receipt)
-                .where(ErasureRequest.status.in_(IN_FLIGHT))
-                .order_by(ErasureRequest.id)
-            )
-            if _lease_expired(dict(receipt or {}))
-        ][:limit]
-        waiting = session.execute(
-            select(ErasureRequest.id, ErasureRequest.subject, ErasureRequest.decided_by)
-            .where(ErasureRequest.status == APPROVED, ErasureRequest.subject.is_not(None))
-            .order_by(ErasureRequest.id)
-            .limit(limit)
-        ).all()
+    stuck, waiting = _queued(db, limit)
     executed = failed = resumed = 0
     for request_id in stuck:
         if should_stop is not None and should_stop():
@@ -181,19 +166,7 @@ def run_queue(
         )
         executed += 1
         failed += 0 if receipt.ok or receipt.nothing_held else 1
-    dropped = 0
-    if judge is not None:
-        with db.session() as session:
-            latest = session.scalar(
-                select(func.max(ErasureRequest.executed_at)).where(
-                    ErasureRequest.status == EXECUTED
-                )
-            )
-        if latest is not None and latest > judge.cache_cleared_at:
-            dropped = judge.clear_cache()
-            take = getattr(judge, "take_deferred", None)
-            if callable(take):
-                take()
+    dropped = _clear_judge_after_erasures(db, judge) if judge is not None else 0
     return {
         "waiting": len(waiting),
         "resumed": resumed,
@@ -201,3 +174,41 @@ def run_queue(
         "verification_failed": failed,
         "judge_verdicts_dropped": dropped,
     }
+
+
+def _queued(db: Database, limit: int) -> tuple[list[int], list[Row[int, str | None, str | None]]]:
+    """The in-flight requests whose lease expired (to resume) and the approved ones waiting
+    (id, subject, approver), oldest first, at most ``limit`` of each."""
+    with db.session() as session:
+        stuck = [
+            int(rid)
+            for rid, receipt in session.execute(
+                select(ErasureRequest.id, ErasureRequest.receipt)
+                .where(ErasureRequest.status.in_(IN_FLIGHT))
+                .order_by(ErasureRequest.id)
+            )
+            if _lease_expired(dict(receipt or {}))
+        ][:limit]
+        waiting = session.execute(
+            select(ErasureRequest.id, ErasureRequest.subject, ErasureRequest.decided_by)
+            .where(ErasureRequest.status == APPROVED, ErasureRequest.subject.is_not(None))
+            .order_by(ErasureRequest.id)
+            .limit(limit)
+        ).all()
+    return stuck, list(waiting)
+
+
+def _clear_judge_after_erasures(db: Database, judge: Judge) -> int:
+    """Empty the judge's verdict cache if any erasure ran since it was last emptied (other
+    processes' included); the verdicts dropped."""
+    with db.session() as session:
+        latest = session.scalar(
+            select(func.max(ErasureRequest.executed_at)).where(ErasureRequest.status == EXECUTED)
+        )
+    if latest is None or latest <= judge.cache_cleared_at:
+        return 0
+    dropped = judge.clear_cache()
+    take = getattr(judge, "take_deferred", None)
+    if callable(take):
+        take()
+    return dropped
