@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,6 +31,10 @@ from auditor.cli.terminal import echo, safe_text
 from auditor.errors import InputError
 from auditor.exitcodes import ExitCode
 from auditor.vocab import SEVERITY_RANK
+
+if TYPE_CHECKING:
+    from auditor.scan.runs import ScanSummary
+    from auditor.scan.scanner import Scanner
 
 __all__ = ["findings", "guard", "review", "scan"]
 
@@ -66,8 +71,6 @@ def scan(
     Ctrl-C or SIGTERM stops the scan after the batches in progress (each commits whole):
     the run ends ``interrupted`` (exit 3) and the next scan covers the rest.
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
     from auditor.judge.llm import judge_from_settings
     from auditor.scan.scanner import Scanner
 
@@ -82,34 +85,7 @@ def scan(
 
     stop, restore = stop_on_signals()
     if show:
-        with Progress(
-            TextColumn("[bold]scanning[/]"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} memories"),
-            TimeRemainingColumn(),
-            console=err_console,
-            transient=True,
-            # redrawn when a batch reports, not by a refresh thread: with no other thread
-            # running, the scan may fork its workers (auditor.scan.workers.fork_is_safe)
-            auto_refresh=False,
-        ) as bar:
-            task = bar.add_task("scan", total=None)
-
-            def advance(n: int) -> None:
-                bar.advance(task, n)
-                bar.refresh()
-
-            def planned(n: int) -> None:
-                bar.update(task, total=n)
-                bar.refresh()
-
-            summary = scanner.run(
-                full=full,
-                progress=advance,
-                total=planned,
-                should_stop=stop.is_set,
-                workers=workers,
-            )
+        summary = _run_with_bar(scanner, full, stop.is_set, workers)
     else:
         summary = scanner.run(full=full, should_stop=stop.is_set, workers=workers)
     restore()
@@ -117,30 +93,71 @@ def scan(
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        for err in summary.errors[:10]:
-            err_console.print(
-                f"[yellow]detector error[/] rules {safe_text(', '.join(err['rules']))}: "
-                f"{safe_text(err['error'])}",
-                highlight=False,
-            )
-        opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
-        acts = ", ".join(f"{n} {a}" for a, n in summary.actions.items()) or "none"
-        click.echo(
-            f"scan {summary.run_id} ({summary.mode}, {summary.status}, "
-            f"{summary.shards_done}/{summary.shards_total} shards): "
-            f"{summary.memories_scanned} memories of "
-            f"{summary.subjects_scanned} subjects, {summary.findings_new} new findings, "
-            f"{summary.findings_seen} still present, {summary.findings_resolved} resolved, "
-            f"{summary.findings_allowed} allowed by consent; actions: {acts}; "
-            f"{summary.error_count} detector errors; {summary.duration_s:.1f}s. "
-            f"Open findings: {opened}"
-        )
+        _print_scan_summary(summary)
     if summary.status == "interrupted":
         sys.exit(ExitCode.INTERNAL)
     if fail_on is not None:
         floor = SEVERITY_RANK[fail_on]
         if any(SEVERITY_RANK.get(s, 0) >= floor and n for s, n in summary.open_by_severity.items()):
             sys.exit(ExitCode.CHECK_FAILED)
+
+
+def _run_with_bar(
+    scanner: Scanner, full: bool, should_stop: Callable[[], bool], workers: int | None
+) -> ScanSummary:
+    """The scan, with a progress bar on stderr."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("[bold]scanning[/]"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} memories"),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+        # redrawn when a batch reports, not by a refresh thread: with no other thread
+        # running, the scan may fork its workers (auditor.scan.workers.fork_is_safe)
+        auto_refresh=False,
+    ) as bar:
+        task = bar.add_task("scan", total=None)
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            bar.refresh()
+
+        def planned(n: int) -> None:
+            bar.update(task, total=n)
+            bar.refresh()
+
+        return scanner.run(
+            full=full,
+            progress=advance,
+            total=planned,
+            should_stop=should_stop,
+            workers=workers,
+        )
+
+
+def _print_scan_summary(summary: ScanSummary) -> None:
+    """The scan's detector errors (the first ten, on stderr) and its one-line summary."""
+    for err in summary.errors[:10]:
+        err_console.print(
+            f"[yellow]detector error[/] rules {safe_text(', '.join(err['rules']))}: "
+            f"{safe_text(err['error'])}",
+            highlight=False,
+        )
+    opened = ", ".join(f"{n} {s}" for s, n in summary.open_by_severity.items()) or "none"
+    acts = ", ".join(f"{n} {a}" for a, n in summary.actions.items()) or "none"
+    click.echo(
+        f"scan {summary.run_id} ({summary.mode}, {summary.status}, "
+        f"{summary.shards_done}/{summary.shards_total} shards): "
+        f"{summary.memories_scanned} memories of "
+        f"{summary.subjects_scanned} subjects, {summary.findings_new} new findings, "
+        f"{summary.findings_seen} still present, {summary.findings_resolved} resolved, "
+        f"{summary.findings_allowed} allowed by consent; actions: {acts}; "
+        f"{summary.error_count} detector errors; {summary.duration_s:.1f}s. "
+        f"Open findings: {opened}"
+    )
 
 
 _FINDING_COLUMNS = ["finding_id", "rule_id", "category", "severity", "status", "memory_ids"]

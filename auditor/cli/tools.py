@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -23,6 +23,9 @@ from auditor.cli.context import (
 from auditor.cli.memories import status_option
 from auditor.errors import InputError
 from auditor.vocab import MEMORY_STATUSES
+
+if TYPE_CHECKING:
+    from auditor.tools.evaluate import EvalReport
 
 __all__ = ["bench", "budget", "eval_"]
 
@@ -94,6 +97,12 @@ def eval_(
     if as_json:
         click.echo(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
         return
+    _print_eval_table(reports)
+    _print_eval_details(reports, show)
+
+
+def _print_eval_table(reports: list[EvalReport]) -> None:
+    """One row per corpus and label; a split marked * was computed, not recorded."""
     table = Table(show_edge=False)
     for col in (
         "corpus",
@@ -126,6 +135,10 @@ def eval_(
     out_console.print(table)
     if any(not rep.split_recorded for rep in reports):
         click.echo("* split computed by the same hash: the corpus is not in the recorded splits")
+
+
+def _print_eval_details(reports: list[EvalReport], show: int) -> None:
+    """Per corpus: candidate recall, up to ``show`` misses and false alarms, detector errors."""
     for rep in reports:
         if rep.candidate_recall is not None:
             click.echo(

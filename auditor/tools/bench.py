@@ -262,27 +262,10 @@ def _bench_corpus(
 ) -> None:
     n = len(records)
     texts = [str(r["fact"]) for r in records]
-    stats = describe(texts)
-    result.add(
-        name,
-        "texts",
-        "texts",
-        stats["mb"],
-        f"{n:,} memories, {stats['mb']:.1f} MB; chars mean {stats['mean']:.0f}, median "
-        f"{stats['median']:.0f}, p90 {stats['p90']:.0f}, max {stats['max']:.0f}; "
-        f"{stats['korean_share']:.0%} Korean",
-    )
+    stats = _texts_row(result, name, texts)
     say(f"{name} store: {n:,} memories, {stats['mb']:.1f} MB of text")
     say(f"{name}: baseline, Presidio pattern-only analyzer alone ...")
-    base, base_cpu = presidio_times(texts)
-    result.add(
-        name,
-        "presidio_per_s",
-        "Presidio pattern-only alone",
-        n / base,
-        f"{n / base:,.0f} memories/s, {stats['mb'] / base:.3f} MB/s "
-        f"({base:.1f}s wall, {base_cpu:.1f}s CPU)",
-    )
+    baseline = _baseline(result, name, texts, stats)
     with tempfile.TemporaryDirectory(prefix="memaudit-bench-") as tmp:
         url = database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
         db = Database(settings, url=url)
@@ -293,62 +276,123 @@ def _bench_corpus(
         )
         say(f"{name}: full scan with the rule pack ...")
         scanner = Scanner(db, pack)
-        scanner.engine.load()  # builds the detectors: start-up, like Presidio's, untimed
-        warm = MemoryView("warm", "user:warm", "warm up a@b.example 당뇨 hunter2", "external")
-        scanner.engine.run([warm], DetectContext(now=datetime.now(UTC), settings=settings))
-        scanner.engine.start_profile()
-        started, cpu = time.perf_counter(), time.process_time()
-        full = scanner.run(full=True, workers=1)  # one process: like Presidio, and profiled
-        full_s, full_cpu = time.perf_counter() - started, time.process_time() - cpu
-        timings = scanner.engine.stop_profile()
-        result.spared[name] = {
-            label: count / n for label, count in scanner.engine.skipped.items() if n
-        }
-        for label, share in result.spared[name].items():
-            result.figures[f"{name}_spared_{label.split(' ')[0]}"] = share
-        result.add(
-            name,
-            "full_scan_per_s",
-            f"full scan, {len(pack.active())} rules",
-            n / full_s,
-            f"{n / full_s:,.0f} memories/s, {stats['mb'] / full_s:.3f} MB/s "
-            f"({full_s:.1f}s wall, {full_cpu:.1f}s CPU, {full.findings_new:,} findings)",
-        )
-        result.figures[f"{name}_full_scan_mb_per_s"] = stats["mb"] / full_s
-        result.figures[f"{name}_findings"] = full.findings_new
-        ratio = base / full_s
-        result.add(name, "full_vs_presidio", "full scan / Presidio alone", ratio, f"{ratio:.2f}x")
-        # on a busy machine wall-clock ratios drift with the load; CPU seconds of this process
-        # (SQLite runs in it; a PostgreSQL server's CPU is not counted) drift much less
-        ratio_cpu = base_cpu / full_cpu if full_cpu > 0 else 0.0
-        result.add(
-            name,
-            "full_vs_presidio_cpu",
-            "full scan / Presidio alone, CPU time",
-            ratio_cpu,
-            f"{ratio_cpu:.2f}x",
-        )
-        result.profiles[name] = profile_rows(timings, n, full_s)
+        full_s = _full_scan(result, name, scanner, pack, settings, n, stats, baseline)
 
         say(f"{name}: changing 1% and scanning incrementally ...")
-        changed = [{**rec, "fact": f"{rec['fact']} (updated)"} for rec in records[::100]]
-        Importer(db, actor="bench").run(
-            open_source("jsonl", _write(Path(tmp) / "changed.jsonl", changed), settings)
-        )
-        started = time.perf_counter()
-        inc = Scanner(db, pack).run(workers=1)
-        inc_s = time.perf_counter() - started
-        result.add(
-            name,
-            "incremental_share",
-            "incremental scan after 1% changed",
-            inc_s / full_s,
-            f"{inc_s:.2f}s = {inc_s / full_s:.1%} of full ({inc.memories_scanned:,} re-scanned)",
-        )
+        _incremental_scan(result, name, db, records, pack, settings, Path(tmp), full_s)
         db.dispose()
         if workers > 1:
             _workers_scan(result, name, records, pack, settings, workers, Path(tmp), say)
     _guard(result, name, records, pack, settings, say)
+
+
+def _texts_row(result: BenchResult, name: str, texts: list[str]) -> dict[str, float]:
+    """The corpus's size and length statistics, as its ``texts`` row; returns the stats."""
+    n = len(texts)
+    stats = describe(texts)
+    result.add(
+        name,
+        "texts",
+        "texts",
+        stats["mb"],
+        f"{n:,} memories, {stats['mb']:.1f} MB; chars mean {stats['mean']:.0f}, median "
+        f"{stats['median']:.0f}, p90 {stats['p90']:.0f}, max {stats['max']:.0f}; "
+        f"{stats['korean_share']:.0%} Korean",
+    )
+    return stats
+
+
+def _baseline(
+    result: BenchResult, name: str, texts: list[str], stats: dict[str, float]
+) -> tuple[float, float]:
+    """Step 1: Presidio's pattern-only analyzer alone; its wall-clock and CPU seconds."""
+    n = len(texts)
+    base, base_cpu = presidio_times(texts)
+    result.add(
+        name,
+        "presidio_per_s",
+        "Presidio pattern-only alone",
+        n / base,
+        f"{n / base:,.0f} memories/s, {stats['mb'] / base:.3f} MB/s "
+        f"({base:.1f}s wall, {base_cpu:.1f}s CPU)",
+    )
+    return base, base_cpu
+
+
+def _full_scan(
+    result: BenchResult,
+    name: str,
+    scanner: Scanner,
+    pack: RulePack,
+    settings: Settings,
+    n: int,
+    stats: dict[str, float],
+    baseline: tuple[float, float],
+) -> float:
+    """Steps 2 and 3: the profiled full scan, beside the baseline; its wall-clock seconds."""
+    base, base_cpu = baseline
+    scanner.engine.load()  # builds the detectors: start-up, like Presidio's, untimed
+    warm = MemoryView("warm", "user:warm", "warm up a@b.example 당뇨 hunter2", "external")
+    scanner.engine.run([warm], DetectContext(now=datetime.now(UTC), settings=settings))
+    scanner.engine.start_profile()
+    started, cpu = time.perf_counter(), time.process_time()
+    full = scanner.run(full=True, workers=1)  # one process: like Presidio, and profiled
+    full_s, full_cpu = time.perf_counter() - started, time.process_time() - cpu
+    timings = scanner.engine.stop_profile()
+    result.spared[name] = {label: count / n for label, count in scanner.engine.skipped.items() if n}
+    for label, share in result.spared[name].items():
+        result.figures[f"{name}_spared_{label.split(' ')[0]}"] = share
+    result.add(
+        name,
+        "full_scan_per_s",
+        f"full scan, {len(pack.active())} rules",
+        n / full_s,
+        f"{n / full_s:,.0f} memories/s, {stats['mb'] / full_s:.3f} MB/s "
+        f"({full_s:.1f}s wall, {full_cpu:.1f}s CPU, {full.findings_new:,} findings)",
+    )
+    result.figures[f"{name}_full_scan_mb_per_s"] = stats["mb"] / full_s
+    result.figures[f"{name}_findings"] = full.findings_new
+    ratio = base / full_s
+    result.add(name, "full_vs_presidio", "full scan / Presidio alone", ratio, f"{ratio:.2f}x")
+    # on a busy machine wall-clock ratios drift with the load; CPU seconds of this process
+    # (SQLite runs in it; a PostgreSQL server's CPU is not counted) drift much less
+    ratio_cpu = base_cpu / full_cpu if full_cpu > 0 else 0.0
+    result.add(
+        name,
+        "full_vs_presidio_cpu",
+        "full scan / Presidio alone, CPU time",
+        ratio_cpu,
+        f"{ratio_cpu:.2f}x",
+    )
+    result.profiles[name] = profile_rows(timings, n, full_s)
+    return full_s
+
+
+def _incremental_scan(
+    result: BenchResult,
+    name: str,
+    db: Database,
+    records: list[dict[str, Any]],
+    pack: RulePack,
+    settings: Settings,
+    tmp: Path,
+    full_s: float,
+) -> None:
+    """Step 4: change 1% of the memories, then time an incremental scan against the full."""
+    changed = [{**rec, "fact": f"{rec['fact']} (updated)"} for rec in records[::100]]
+    Importer(db, actor="bench").run(
+        open_source("jsonl", _write(tmp / "changed.jsonl", changed), settings)
+    )
+    started = time.perf_counter()
+    inc = Scanner(db, pack).run(workers=1)
+    inc_s = time.perf_counter() - started
+    result.add(
+        name,
+        "incremental_share",
+        "incremental scan after 1% changed",
+        inc_s / full_s,
+        f"{inc_s:.2f}s = {inc_s / full_s:.1%} of full ({inc.memories_scanned:,} re-scanned)",
+    )
 
 
 def _workers_scan(

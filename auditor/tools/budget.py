@@ -500,10 +500,7 @@ def apply_caps(
     Raises:
         ValueError: a negative cap.
     """
-    for name, cap in caps.items():
-        for value in (cap.max_items, cap.max_chars):
-            if value is not None and value < 0:
-                raise ValueError(f"caps[{name!r}]: caps must be >= 0, not {value}")
+    _check_caps(caps)
     available: dict[str, int] = {}
     for it in items:
         available[it.section] = available.get(it.section, 0) + 1
@@ -531,7 +528,29 @@ def apply_caps(
         kept.append(i)
         kept_n[sec] += 1
         used[sec] += len(item.text)
-    outcomes = tuple(
+    outcomes = _section_outcomes(caps, available, kept_n, used, fired)
+    if log_fired:
+        _log_fired(outcomes, label)
+    return kept, outcomes
+
+
+def _check_caps(caps: Mapping[str, SectionCap]) -> None:
+    """Refuse a negative cap (:class:`ValueError`)."""
+    for name, cap in caps.items():
+        for value in (cap.max_items, cap.max_chars):
+            if value is not None and value < 0:
+                raise ValueError(f"caps[{name!r}]: caps must be >= 0, not {value}")
+
+
+def _section_outcomes(
+    caps: Mapping[str, SectionCap],
+    available: Mapping[str, int],
+    kept_n: Mapping[str, int],
+    used: Mapping[str, int],
+    fired: Mapping[str, CapName],
+) -> tuple[SectionOutcome, ...]:
+    """One outcome per section, sorted by section name."""
+    return tuple(
         SectionOutcome(
             section=sec,
             available=available[sec],
@@ -543,7 +562,11 @@ def apply_caps(
         )
         for sec in sorted(available)
     )
-    for o in outcomes if log_fired else ():
+
+
+def _log_fired(outcomes: Iterable[SectionOutcome], label: str) -> None:
+    """A ``budget_cap_fired`` event (info) per section whose cap fired."""
+    for o in outcomes:
         if o.fired != "none":
             log.info(
                 "budget_cap_fired",
@@ -556,7 +579,6 @@ def apply_caps(
                 max_items=o.max_items,
                 max_chars=o.max_chars,
             )
-    return kept, outcomes
 
 
 def _cap_run(
@@ -678,15 +700,7 @@ def sweep(
     Raises:
         ValueError: a bad step, threshold, strategy or AUC range.
     """
-    for name, value in (
-        ("cluster_threshold", cluster_threshold),
-        ("match_threshold", match_threshold),
-    ):
-        if not 0.0 < value <= 1.0:
-            raise ValueError(f"{name}: must be in (0, 1], not {value!r}")
-    unknown = [s for s in strategies if s not in STRATEGIES]
-    if unknown or not strategies:
-        raise ValueError(f"strategies: choose from {', '.join(STRATEGIES)}")
+    _check_sweep_args(cluster_threshold, match_threshold, strategies)
     fractions = budget_fractions(step, (x for r in auc_ranges for x in r))
     tok = tokenizer or Tokenizer()
     sets = [tok.token_set(x.text) for x in items]
@@ -698,17 +712,7 @@ def sweep(
     curves: list[StrategyCurve] = []
     for name in strategies:
         ordering = order(items, name, tok, cluster_threshold)
-        points: list[BudgetPoint] = []
-        for share in fractions:
-            budget = math.floor(share * total + EPS)
-            kept = _cut(ordering, lengths, budget, fill)
-            hit, rec = recall(kept, matches)
-            points.append(
-                BudgetPoint(share, budget, len(kept), sum(lengths[i] for i in kept), hit, rec)
-            )
-        xy = [(p.fraction, p.recall) for p in points]
-        aucs = tuple(AucValue(lo, hi, auc(xy, lo, hi)) for lo, hi in auc_ranges)
-        curves.append(StrategyCurve(name, tuple(points), aucs))
+        curves.append(_curve(name, ordering, lengths, total, fractions, matches, auc_ranges, fill))
     report = None
     if caps is not None:
         report = cap_report(
@@ -734,6 +738,45 @@ def sweep(
         curves=tuple(curves),
         caps=report,
     )
+
+
+def _check_sweep_args(
+    cluster_threshold: float, match_threshold: float, strategies: Sequence[str]
+) -> None:
+    """Refuse a threshold outside (0, 1] or an unknown (or no) strategy (:class:`ValueError`)."""
+    for name, value in (
+        ("cluster_threshold", cluster_threshold),
+        ("match_threshold", match_threshold),
+    ):
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"{name}: must be in (0, 1], not {value!r}")
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown or not strategies:
+        raise ValueError(f"strategies: choose from {', '.join(STRATEGIES)}")
+
+
+def _curve(
+    name: str,
+    ordering: Sequence[int],
+    lengths: Sequence[int],
+    total: int,
+    fractions: Sequence[float],
+    matches: Sequence[frozenset[int]],
+    auc_ranges: Sequence[tuple[float, float]],
+    fill: bool,
+) -> StrategyCurve:
+    """One strategy's recall at each budget share of the corpus (``total`` chars), and its AUCs."""
+    points: list[BudgetPoint] = []
+    for share in fractions:
+        budget = math.floor(share * total + EPS)
+        kept = _cut(ordering, lengths, budget, fill)
+        hit, rec = recall(kept, matches)
+        points.append(
+            BudgetPoint(share, budget, len(kept), sum(lengths[i] for i in kept), hit, rec)
+        )
+    xy = [(p.fraction, p.recall) for p in points]
+    aucs = tuple(AucValue(lo, hi, auc(xy, lo, hi)) for lo, hi in auc_ranges)
+    return StrategyCurve(name, tuple(points), aucs)
 
 
 def items_from_views(

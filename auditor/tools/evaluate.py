@@ -236,6 +236,31 @@ def evaluate_corpus(
     scored = labels.get("notes", {}).get("scored_labels") or sorted(
         {lab for labs in memory_labels.values() for lab in labs}
     )
+    flagged, fired = _flagged_and_fired(hits)
+    scores = _label_scores(scored, memory_labels, ids, ignore, flagged)
+    gold = {frozenset(p) for p in labels.get("contradictions", [])}
+    candidate_recall: float | None = None
+    if candidates is None:
+        candidates = engine_candidates(engine)
+    if gold and candidates is not None:
+        candidate_recall = len(candidates(views) & gold) / len(gold)
+    if gold or labels.get("non_contradictions"):
+        scores.append(_pair_score(hits, gold, labels))
+    return EvalReport(
+        folder.name,
+        len(views),
+        scores,
+        seconds,
+        len(errors),
+        fired,
+        split=split,
+        split_recorded=recorded,
+        candidate_recall=candidate_recall,
+    )
+
+
+def _flagged_and_fired(hits: Sequence[Hit]) -> tuple[dict[str, set[str]], dict[str, int]]:
+    """Corpus label -> the memories flagged with it, and rule id -> how often it fired."""
     flagged: dict[str, set[str]] = {}
     fired: dict[str, int] = {}
     for h in hits:
@@ -243,6 +268,17 @@ def evaluate_corpus(
         label = CATEGORY_LABEL.get(h.rule.category)
         if label:
             flagged.setdefault(label, set()).update(h.detection.memory_ids)
+    return flagged, fired
+
+
+def _label_scores(
+    scored: Sequence[str],
+    memory_labels: dict[str, list[str]],
+    ids: set[str],
+    ignore: set[str],
+    flagged: dict[str, set[str]],
+) -> list[LabelScore]:
+    """The score of each per-memory label (contradictions are scored as pairs)."""
     scores: list[LabelScore] = []
     for label in scored:
         if label == "contradiction":
@@ -262,35 +298,22 @@ def evaluate_corpus(
                 false_alarms=sorted(got & negatives),
             )
         )
-    gold = {frozenset(p) for p in labels.get("contradictions", [])}
-    candidate_recall: float | None = None
-    if candidates is None:
-        candidates = engine_candidates(engine)
-    if gold and candidates is not None:
-        candidate_recall = len(candidates(views) & gold) / len(gold)
-    if gold or labels.get("non_contradictions"):
-        reported = _pairs(hits)
-        non = {frozenset(p) for p in labels.get("non_contradictions", [])}
-        scores.append(
-            LabelScore(
-                "contradiction_pairs",
-                len(gold),
-                len(non),
-                tp=len(reported & gold),
-                fp=len(reported - gold),
-                fn=len(gold - reported),
-                misses=sorted("+".join(sorted(p)) for p in gold - reported),
-                false_alarms=sorted("+".join(sorted(p)) for p in reported - gold),
-            )
-        )
-    return EvalReport(
-        folder.name,
-        len(views),
-        scores,
-        seconds,
-        len(errors),
-        fired,
-        split=split,
-        split_recorded=recorded,
-        candidate_recall=candidate_recall,
+    return scores
+
+
+def _pair_score(
+    hits: Sequence[Hit], gold: set[frozenset[str]], labels: dict[str, Any]
+) -> LabelScore:
+    """The score of the reported contradiction pairs against the labelled ones."""
+    reported = _pairs(hits)
+    non = {frozenset(p) for p in labels.get("non_contradictions", [])}
+    return LabelScore(
+        "contradiction_pairs",
+        len(gold),
+        len(non),
+        tp=len(reported & gold),
+        fp=len(reported - gold),
+        fn=len(gold - reported),
+        misses=sorted("+".join(sorted(p)) for p in gold - reported),
+        false_alarms=sorted("+".join(sorted(p)) for p in reported - gold),
     )
