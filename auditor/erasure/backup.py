@@ -32,7 +32,6 @@ Afterwards storage is reclaimed (``VACUUM``) and every re-applied erasure is ver
 
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
 import json
@@ -40,7 +39,7 @@ import os
 import shutil
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,10 +50,7 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import (
-    JSON,
     Integer,
-    LargeBinary,
-    MetaData,
     Table,
     create_engine,
     delete,
@@ -67,6 +63,17 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from auditor.config import Settings
+from auditor.erasure.backup_format import (
+    _BATCH,
+    BACKUP_FORMAT,
+    FORMAT_VERSION,
+    GZIP_MAGIC,
+    SQLITE_MAGIC,
+    _check_jsonl,
+    _encode,
+    _kind,
+    _load_jsonl,
+)
 from auditor.erasure.common import EXECUTED, IN_FLIGHT, RECEIPT_FORMAT
 from auditor.erasure.execute import erase_in_session as _erase_in_session
 from auditor.erasure.execute import purge_findings as _purge_findings
@@ -89,7 +96,7 @@ from auditor.store.models import (
     Tombstone,
 )
 from auditor.store.residue import Matcher
-from auditor.store.types import UTCDateTime, utcnow
+from auditor.store.types import utcnow
 
 __all__ = ["BACKUP_FORMAT", "BackupInfo", "RestoreReport", "backup", "restore"]
 
@@ -103,14 +110,6 @@ crash_hook: Callable[[str], None] | None = None
 def _step(name: str) -> None:
     if crash_hook is not None:
         crash_hook(name)
-
-
-BACKUP_FORMAT = "memaudit-backup"
-FORMAT_VERSION = 1
-SQLITE_MAGIC = b"SQLite format 3\x00"
-GZIP_MAGIC = b"\x1f\x8b"
-_BATCH = 1000
-_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -180,40 +179,6 @@ def _file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def _kind(col: Any) -> str:
-    type_ = col.type
-    if isinstance(type_, UTCDateTime):
-        return "datetime"
-    if isinstance(type_, LargeBinary):
-        return "bytes"
-    if isinstance(type_, JSON):
-        return "json"
-    return "value"
-
-
-def _encode(value: Any, kind: str) -> Any:
-    if value is None:
-        return None
-    if kind == "datetime":
-        return value.astimezone(UTC).isoformat()
-    if kind == "bytes":
-        return base64.b64encode(bytes(value)).decode("ascii")
-    return value
-
-
-def _decode(value: Any, kind: str) -> Any:
-    if value is None:
-        return None
-    if kind == "datetime":
-        parsed = datetime.fromisoformat(value)
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=UTC)
-        return parsed.astimezone(UTC).replace(tzinfo=None)  # a reflected SQLite DATETIME
-    if kind == "bytes":
-        return base64.b64decode(value)
-    return value
 
 
 def _scratch_db(db: Database, path: Path) -> Database:
@@ -377,24 +342,6 @@ def _backup_jsonl(db: Database, target: Path, revision: str, *, gz: bool) -> dic
 # -- reading a backup -----------------------------------------------------------------------
 
 
-def _open_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a (possibly gzip-compressed) JSONL backup, each at most 64 MB."""
-    with path.open("rb") as fh:
-        compressed = fh.read(2) == GZIP_MAGIC
-        fh.seek(0)
-        stream: Any = gzip.GzipFile(fileobj=fh, mode="rb") if compressed else fh
-        try:
-            while True:
-                line = stream.readline(_MAX_LINE_BYTES + 1)
-                if not line:
-                    return
-                if len(line) > _MAX_LINE_BYTES:
-                    raise InputError(f"backup {path}: a line is longer than 64 MB")
-                yield line
-        except (OSError, EOFError) as exc:
-            raise InputError(f"backup {path}: cannot read it ({type(exc).__name__})") from None
-
-
 def _known_revision(db: Database, revision: str, path: Path) -> None:
     script = ScriptDirectory.from_config(db.alembic_config())
     try:
@@ -413,104 +360,6 @@ def _upgrade_to(scratch: Database, revision: str) -> None:
     with scratch.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
-
-
-def _check_jsonl(path: Path) -> tuple[dict[str, Any], dict[str, int]]:
-    """Read the whole file once: header, row shapes, counts and hash. Nothing is written."""
-    digest = hashlib.sha256()
-    header: dict[str, Any] | None = None
-    counts: dict[str, int] = {}
-    widths: dict[str, int] = {}
-    trailer: dict[str, Any] | None = None
-    for n, line in enumerate(_open_lines(path), 1):
-        if trailer is not None:
-            raise InputError(f"backup {path} line {n}: data after the end marker")
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise InputError(f"backup {path} line {n}: not JSON (corrupt or truncated)") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"backup {path} line {n}: not a JSON object")
-        if header is None:
-            if obj.get("format") != BACKUP_FORMAT or not isinstance(obj.get("tables"), list):
-                raise InputError(f"backup {path}: not a memaudit backup (no memaudit header)")
-            if obj.get("format_version") != FORMAT_VERSION:
-                raise InputError(
-                    f"backup {path}: format version {obj.get('format_version')} is not "
-                    f"supported (this memaudit reads version {FORMAT_VERSION})"
-                )
-            header = obj
-            widths = {t["name"]: len(t["columns"]) for t in obj["tables"]}
-            digest.update(line)
-            continue
-        if obj.get("end") is True:
-            trailer = obj
-            continue
-        digest.update(line)
-        name, values = obj.get("t"), obj.get("v")
-        if name not in widths or not isinstance(values, list) or len(values) != widths[name]:
-            raise InputError(f"backup {path} line {n}: not a row of a table in the header")
-        counts[name] = counts.get(name, 0) + 1
-    if header is None:
-        raise InputError(f"backup {path} is empty")
-    if trailer is None:
-        raise InputError(f"backup {path} has no end marker: it is truncated")
-    if trailer.get("sha256") != digest.hexdigest():
-        raise InputError(f"backup {path}: the content hash does not match (the file was changed)")
-    expected = {k: v for k, v in (trailer.get("rows") or {}).items() if v}
-    if expected != counts:
-        raise InputError(f"backup {path}: row counts do not match its end marker")
-    return header, counts
-
-
-def _load_jsonl(path: Path, header: dict[str, Any], scratch: Database) -> None:
-    metadata = MetaData()
-    with scratch.engine.begin() as conn:
-        tables: dict[str, tuple[Table, list[tuple[str, str]]]] = {}
-        for spec in header["tables"]:
-            name = spec["name"]
-            try:
-                tbl = Table(name, metadata, autoload_with=conn)
-            except SQLAlchemyError:
-                raise InputError(
-                    f"backup {path}: table {name} does not exist at schema {header['revision']}"
-                ) from None
-            cols = [(str(c), str(k)) for c, k in spec["columns"]]
-            missing = [c for c, _k in cols if c not in tbl.c]
-            if missing:
-                raise InputError(
-                    f"backup {path}: column {name}.{missing[0]} does not exist at schema "
-                    f"{header['revision']}"
-                )
-            tables[name] = (tbl, cols)
-        for tbl, _cols in reversed(list(tables.values())):  # rows the migrations seeded
-            conn.execute(delete(tbl))
-        batch: list[dict[str, Any]] = []
-        current: str | None = None
-
-        def flush() -> None:
-            if batch and current is not None:
-                conn.execute(insert(tables[current][0]), batch)
-                batch.clear()
-
-        for n, line in enumerate(_open_lines(path), 1):
-            if n == 1:
-                continue
-            obj = json.loads(line)
-            if obj.get("end") is True:
-                break
-            name = obj["t"]
-            if name != current:
-                flush()
-                current = name
-            cols = tables[name][1]
-            try:
-                batch.append({c: _decode(v, k) for (c, k), v in zip(cols, obj["v"], strict=True)})
-            except (ValueError, TypeError):
-                raise InputError(f"backup {path} line {n}: a value does not decode") from None
-            if len(batch) >= _BATCH:
-                flush()
-        flush()
 
 
 def _materialise(db: Database, path: Path, work: Path) -> tuple[Database, str, str]:
