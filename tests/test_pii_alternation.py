@@ -30,13 +30,13 @@ def _flat(words: Iterable[str]) -> str:
 def _flat_alternation() -> Iterator[None]:
     """The pii modules' pattern builders with the flat alternation."""
     trie = pii_presidio.alternation
-    pii_nrp._alternation = _flat  # type: ignore[assignment]
-    pii_address._alternation = _flat  # type: ignore[assignment]
+    for module in (pii_nrp, pii_address):
+        setattr(module, "_alternation", _flat)  # noqa: B010 - a private name, on purpose
     try:
         yield
     finally:
-        pii_nrp._alternation = trie
-        pii_address._alternation = trie
+        for module in (pii_nrp, pii_address):
+            setattr(module, "_alternation", trie)  # noqa: B010
 
 
 _LETTERS = st.sampled_from(list("abcAB ṡſ-.가각"))
