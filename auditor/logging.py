@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 from collections.abc import MutableMapping
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import structlog
@@ -31,32 +32,65 @@ _TEXT_KEYS = frozenset(
 #: digits, dots or ``@`` cannot make a match attempt at every position scan to the run's end.
 #: Private keys and e-mail addresses are found by :func:`_mask_keys` and :func:`_mask_emails`
 #: (anchored on their fixed parts) before these run.
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
+_HAS_DIGIT = re.compile(r"\d")
+#: a pattern of :data:`_PATTERNS` that can only match where a decimal digit is
+_DIGIT = "0-9"
+
+
+@dataclass(frozen=True, slots=True)
+class _Scrub:
+    """One replacement of :func:`scrub`, with what every match of it needs.
+
+    It runs only on a text at least as long as its shortest match (read from the pattern)
+    that holds one of ``needs``: literal substrings, case-sensitive like the pattern, or
+    :data:`_DIGIT` for a decimal digit (empty: no condition). Each is a condition every
+    match meets, so skipping changes nothing; and no placeholder holds a digit or a needle,
+    so one replacement never gives a later pattern what it lacked (``tests/test_logging.py``
+    compares with the patterns run unconditionally).
+    """
+
+    pattern: re.Pattern[str]
+    placeholder: str
+    needs: tuple[str, ...] = ()
+    shortest: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        width = re._parser.parse(self.pattern.pattern, self.pattern.flags).getwidth()  # type: ignore[attr-defined]
+        object.__setattr__(self, "shortest", int(width[0]))
+
+
+_PATTERNS: tuple[_Scrub, ...] = (
+    _Scrub(
         re.compile(r"\b[a-z][a-z0-9+.-]{0,30}://[^/\s:@]{1,256}:[^@\s/]{1,256}@"),
         "[URL_WITH_CREDENTIALS]@",
+        ("://",),
     ),
-    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), "[AWS_KEY]"),
-    (
+    _Scrub(re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), "[AWS_KEY]", ("AKIA", "ASIA")),
+    _Scrub(
         re.compile(
             r"(?<![A-Za-z0-9_-])(gh[pousr]_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}"
             r"|xox[abpr]-[A-Za-z0-9-]{10,})\b"
         ),
         "[TOKEN]",
+        ("gh", "sk-", "xox"),
     ),
-    (re.compile(r"\b[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}\b"), "[IBAN]"),
-    (re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]"),
-    (re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]"),
-    (re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]"),
-    (re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,30}\d\b"), "[PHONE]"),
-    (
+    _Scrub(
+        re.compile(r"\b[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}\b"),
+        "[IBAN]",
+        (_DIGIT,),
+    ),
+    _Scrub(re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]", (_DIGIT,)),
+    _Scrub(re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]", (_DIGIT,)),
+    _Scrub(re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]", (_DIGIT,)),
+    _Scrub(re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]", (_DIGIT,)),
+    _Scrub(re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,30}\d\b"), "[PHONE]", (_DIGIT,)),
+    _Scrub(  # case-insensitive (Unicode folding): no literal is necessary
         re.compile(
             r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)[ \t]{0,8}[:=][ \t]{0,8}\S+"
         ),
         r"\1=[REDACTED]",
     ),
-    (re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
+    _Scrub(re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}"), "[LONG_TOKEN]"),
 )
 
 
@@ -122,8 +156,19 @@ def scrub(text: str, limit: int | None = None) -> str:
     if limit is not None:
         text = text[: limit + _PREFIX_MARGIN]
     text = _mask_emails(_mask_keys(text))
-    for pattern, placeholder in _PATTERNS:
-        text = pattern.sub(placeholder, text)
+    digit: bool | None = None  # whether the text holds a digit, once asked
+    for step in _PATTERNS:
+        if len(text) < step.shortest:
+            continue
+        if step.needs:
+            if step.needs[0] == _DIGIT:
+                if digit is None:
+                    digit = _HAS_DIGIT.search(text) is not None
+                if not digit:
+                    continue
+            elif not any(needle in text for needle in step.needs):
+                continue
+        text = step.pattern.sub(step.placeholder, text)
     return text if limit is None else text[:limit]
 
 

@@ -8,13 +8,18 @@ from pathlib import Path
 
 import pytest
 import structlog
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
+import auditor.logging as logging_module
 from auditor.config import load_settings
 from auditor.logging import configure_logging, scrub
 from auditor.sources.files import open_source
 from auditor.sources.importer import Importer
 from auditor.store.db import Database
 from auditor.testing import make_record, write_jsonl
+from tests.corpora import train_texts
 
 FACTS = [
     "Lives at 221B Baker Street and walks the dog at six",
@@ -162,3 +167,41 @@ def test_subject_digests_in_logs_are_keyed_when_a_key_is_set() -> None:
     shown = json.loads(stream.getvalue())["subject"]
     assert shown == "subject#" + subject_digest("user:4242424", b"k" * 32)[:12]
     assert shown != "subject#" + subject_digest("user:4242424")[:12]  # not the unkeyed one
+
+
+def _scrub_unconditionally(text: str, limit: int | None = None) -> str:
+    """:func:`scrub` with every pattern run on every text (what its conditions skip)."""
+    if limit is not None:
+        text = text[: limit + logging_module._PREFIX_MARGIN]
+    text = logging_module._mask_emails(logging_module._mask_keys(text))
+    for step in logging_module._PATTERNS:
+        text = step.pattern.sub(step.placeholder, text)
+    return text if limit is None else text[:limit]
+
+
+_SCRUB_PIECES = st.sampled_from(
+    [
+        "a", "Z", " ", "-", ".", "0", "7", "١", "٣", "@", "://", "AKIA", "ASIA", "ghp_", "sk-",
+        "xoxb-", "Password", "PASSWORD", "paſſword", "token", "=", ":", "\n", "/", "+", "_",
+        "ABCDEFGHIJ", "0123456789", "x.y", "DE89",
+    ]
+)  # fmt: skip
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(_SCRUB_PIECES, max_size=40), limit=st.none() | st.integers(1, 60))
+def test_scrub_skips_only_patterns_that_cannot_match(pieces: list[str], limit: int | None) -> None:
+    text = "".join(pieces)
+    assert scrub(text, limit) == _scrub_unconditionally(text, limit)
+
+
+def test_scrub_equals_the_unconditional_patterns_on_the_corpora() -> None:
+    texts = [t.fact for t in train_texts()]
+    changed = 0
+    for text in texts:
+        fast = scrub(text)
+        assert fast == _scrub_unconditionally(text), text[:80]
+        changed += fast != text
+    assert changed > 100  # the corpora exercise the patterns
+    shortest = {step.placeholder: step.shortest for step in logging_module._PATTERNS}
+    assert shortest["[LONG_TOKEN]"] == 40 and shortest["[IP]"] == 7

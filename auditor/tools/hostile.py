@@ -114,6 +114,6 @@ def targets() -> dict[str, Callable[[str], object]]:
         "memoryfield._LONG_QUOTED": lambda t: memoryfield._LONG_QUOTED.sub("'…'", t),
         "memoryfield._CLOSE": lambda t: memoryfield._CLOSE.search(t),
     }
-    for i, (pattern, _placeholder) in enumerate(_PATTERNS):
-        found[f"logging pattern {i}: {pattern.pattern[:32]}"] = partial(pattern.sub, "")
+    for i, step in enumerate(_PATTERNS):
+        found[f"logging pattern {i}: {step.pattern.pattern[:32]}"] = partial(step.pattern.sub, "")
     return found
