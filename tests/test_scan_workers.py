@@ -167,6 +167,13 @@ def test_shards_are_sized_by_subjects_and_small_runs_stay_in_process(
     monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_CHARS", short)
     automatic = Scanner(db, pack).run(full=True)  # big enough: one per core
     assert automatic.complete and handed == [2, 2]
+    # `memaudit scan --workers 0` is "one per core" too, whatever the setting says
+    pinned = Database(db.settings.model_copy(update={"scan_workers": 1}))
+    Scanner(pinned, pack).run(full=True, workers=0)
+    assert handed == [2, 2, 2]
+    Scanner(pinned, pack).run(full=True)  # the setting's 1: this process
+    assert handed == [2, 2, 2]
+    handed.pop()
     # a worker forked with the detectors built is worth it from less text
     monkeypatch.setattr(scan_workers, "AUTO_WORKERS_MIN_CHARS", short + 1)
     Scanner(db, pack).run(full=True)

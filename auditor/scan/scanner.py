@@ -348,11 +348,11 @@ class Scanner:
     ) -> bool:
         """Scan every shard of a run that is not done; True when the run is over.
 
-        With ``workers`` (default: the ``scan_workers`` setting, 0 = one per core) above 1
+        With ``workers`` (default: the ``scan_workers`` setting; 0 = one per core) above 1
         and more than one open shard, the shards go to worker processes
         (:mod:`auditor.scan.workers`); otherwise they are scanned here, one after another.
-        "One per core" by default is not taken for a run too small to repay a worker's
-        start-up (:func:`auditor.scan.workers.worth_workers`); an explicit count is.
+        "One per core" (0, given or by default) is not taken for a run too small to repay a
+        worker's start-up (:func:`auditor.scan.workers.worth_workers`); a count above 0 is.
         """
         with self.db.session() as session:
             pending = list(
@@ -362,12 +362,13 @@ class Scanner:
                     .order_by(ScanShard.shard)
                 )
             )
-        if workers is not None:
-            count = workers
-        elif self.settings.scan_workers == 0 and not scan_workers.worth_workers(self, run_id):
+        wanted = self.settings.scan_workers if workers is None else workers
+        if wanted > 0:
+            count = wanted
+        elif not scan_workers.worth_workers(self, run_id):
             count = 1  # "one per core" is not worth a worker's start-up on a small run
         else:
-            count = scan_workers.worker_count(self.settings)
+            count = scan_workers.one_per_core()
         count = max(1, min(count, len(pending)))
         if count > 1 and scan_workers.can_use_workers(self):
             return scan_workers.run_in_workers(

@@ -78,6 +78,7 @@ __all__ = [
     "can_use_workers",
     "fork_is_safe",
     "largest_first",
+    "one_per_core",
     "run_in_workers",
     "stop_on_signals",
     "worker_count",
@@ -124,7 +125,12 @@ def worth_workers(scanner: Scanner, run_id: int) -> bool:
 
 def worker_count(settings: Settings) -> int:
     """Worker processes wanted for a run (``scan_workers``; 0 = one per CPU core)."""
-    return max(1, settings.scan_workers or os.cpu_count() or 1)
+    return settings.scan_workers or one_per_core()
+
+
+def one_per_core() -> int:
+    """What "one worker per core" is on this machine."""
+    return max(1, os.cpu_count() or 1)
 
 
 def can_use_workers(scanner: Scanner) -> bool:
