@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import random
 import unicodedata
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from auditor.config import load_settings
 from auditor.detectors import _contradiction_data as data
 from auditor.detectors import _contradiction_profile as profile_mod
 from auditor.detectors import _contradiction_quantities as quantities_mod
 from auditor.detectors import _contradiction_text as text_mod
 from auditor.detectors import contradiction_frames as frames_mod
+from auditor.detectors._contradiction_candidates import candidate_pairs
+from auditor.detectors.base import DetectContext, MemoryView
+from auditor.detectors.contradiction import ContradictionDetector
+from auditor.hashing import content_hash
+from tests.corpora import train_texts
 
 # words, separators that break clauses or sentences, Hangul, digits, curly quotes, NFKC forms
 _ALPHABET = st.sampled_from(
@@ -156,3 +165,61 @@ def test_hangul_alias_lookup_is_skipped_only_without_hangul() -> None:
     assert "seoul" in values or "서울" in values, values
     latin = "I moved from Busan to Seoul"
     assert profile_mod.find_values(latin, text_mod._tokens(latin), lex)
+
+
+def _subject_of_corpus_texts(n: int, seed: int) -> list[MemoryView]:
+    """``n`` train-split facts of the corpora as one subject's memories, oldest first."""
+    pool = [p for p in train_texts() if p.fact.strip() and len(p.fact) < 2000]
+    picked = random.Random(seed).sample(pool, n)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    return [
+        MemoryView(
+            memory_id=f"m{i:05d}",
+            subject="user:big",
+            fact=p.fact,
+            trust_tier="user",
+            created_at=start + timedelta(minutes=i),
+            content_hash=content_hash(p.fact),
+        )
+        for i, p in enumerate(picked)
+    ]
+
+
+def test_an_incremental_subject_scan_finds_what_a_fresh_detector_finds() -> None:
+    """The changed memories' pairs, from kept candidate keys and a focused neighbour search,
+    are the pairs a fresh detector (nothing kept, every neighbour search run) finds with
+    them; on a big subject of corpus texts, for several sets of changed memories."""
+    memories = _subject_of_corpus_texts(1500, seed=5)
+    ctx = DetectContext(now=datetime(2026, 6, 1, tzinfo=UTC), settings=load_settings())
+    warm = ContradictionDetector({})
+    everything = warm.analyze_group(memories, ctx)  # a full scan: every memory's keys kept
+    assert len(everything) > 10
+    kept_profiles = len(warm._profiles)
+    assert len(warm._keys) == len({m.content_hash for m in warm.usable(memories)})
+    rng = random.Random(11)
+    for size in (1, 15, 150):
+        focus = frozenset(m.memory_id for m in rng.sample(memories, size))
+        focused = replace(ctx, focus=focus)
+        warm._profiles.clear()  # an incremental scan after others: the profiles are gone
+        got = warm.analyze_group(memories, focused)
+        want = ContradictionDetector({}).analyze_group(memories, focused)
+        assert got == want
+        assert [d for d in everything if not focus.isdisjoint(d.memory_ids)] == want
+        # only the changed memories and their pairs' partners were read again
+        assert len(warm._profiles) < min(kept_profiles, 20 * size + 50)
+
+
+def test_a_focused_neighbour_search_keeps_every_pair_of_the_focus() -> None:
+    memories = _subject_of_corpus_texts(800, seed=9)
+    det = ContradictionDetector({})
+    usable = det.usable(memories)
+    keys = [det.keys(m) for m in usable]
+    for max_df in (2, 8, 64):
+        full = candidate_pairs(keys, list(range(len(usable))), top_k=8, max_df=max_df)
+        for focus in ({0}, {3, 400, 799}, set(range(0, len(usable), 7))):
+            part = candidate_pairs(
+                keys, list(range(len(usable))), top_k=8, max_df=max_df, focus=focus
+            )
+            want = {k: v for k, v in full.items() if focus & set(k)}
+            assert {k: v for k, v in part.items() if focus & set(k)} == want
+            assert want  # the focus has pairs

@@ -14,17 +14,63 @@ group, two cheap sources of candidates keep the cost about linear in the group's
   That is ``O(values)`` per memory, however large the slot's block.
 
 The result maps ``(i, j)`` (indices into the group, ``i < j``) to the similarity score.
+
+The search reads a memory's :class:`Keys` (its index keys, slot values, trait sides and
+frame keys): a few hundred bytes, kept by the detector for many more memories than their
+profiles (a profile holds the fact's tokens), so an incremental scan of a big subject finds
+the candidate pairs of its changed memories without reading every other memory again.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
-from auditor.detectors._contradiction_profile import Profile
+from auditor.detectors._contradiction_profile import Profile, TraitMention, ValueMention
 
-__all__ = ["candidate_pairs", "index_keys"]
+__all__ = ["Keys", "candidate_pairs", "index_keys", "keys_of"]
+
+
+class _Mentions(Protocol):
+    """What the slot and trait walks read of a memory (a :class:`Profile` or its keys)."""
+
+    @property
+    def values(self) -> tuple[ValueMention, ...]: ...
+
+    @property
+    def traits(self) -> tuple[TraitMention, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """What the candidate search reads of one fact (see the module docstring).
+
+    Attributes:
+        index: its inverted-index keys (:func:`index_keys`), interned: one copy of each key
+            string however many facts hold it.
+        values: its slot value mentions (the profile's).
+        traits: its trait mentions (the profile's).
+        frames: its frame blocking keys, sorted and interned (empty when frames are off).
+    """
+
+    index: tuple[str, ...]
+    values: tuple[ValueMention, ...]
+    traits: tuple[TraitMention, ...]
+    frames: tuple[str, ...] = ()
+
+
+def keys_of(profile: Profile, frames: Iterable[str] = (), *, max_keys: int = 48) -> Keys:
+    """The :class:`Keys` of a fact from its profile and its frame keys."""
+    return Keys(
+        index=tuple(sys.intern(k) for k in index_keys(profile, max_keys=max_keys)),
+        values=profile.values,
+        traits=profile.traits,
+        frames=tuple(sys.intern(k) for k in sorted(set(frames))),
+    )
 
 
 def index_keys(profile: Profile, *, max_keys: int = 48) -> list[str]:
@@ -51,22 +97,29 @@ def index_keys(profile: Profile, *, max_keys: int = 48) -> list[str]:
 
 
 def candidate_pairs(
-    profiles: Sequence[Profile],
+    profiles: Sequence[Profile] | Sequence[Keys],
     order: Sequence[int],
     *,
     top_k: int = 8,
     max_df: int = 64,
     max_keys: int = 48,
+    focus: Collection[int] | None = None,
 ) -> dict[tuple[int, int], float]:
     """Candidate pairs of one group; see the module docstring.
 
     Args:
-        profiles: one profile per memory.
+        profiles: one profile per memory, or its :class:`Keys` (their index keys were
+            taken with ``max_keys`` when they were made).
         order: memory indices sorted by creation time (then id).
         top_k: neighbours kept per memory from the similarity index.
         max_df: for index keys held by more memories than this, visit only this many
             neighbours in time.
         max_keys: index keys per memory at most.
+        focus: only the pairs with one of these memories are wanted (an incremental
+            scan's changed memories): the similarity search then ranks the neighbours of
+            these memories and of the memories that could rank one of them, not of every
+            memory. Every pair with a focus memory is found as without ``focus``, with the
+            same score; pairs without one may be missing (the caller drops them).
 
     Returns:
         ``{(i, j): similarity}`` with ``i < j``; similarity is 0 for slot/trait-only pairs.
@@ -75,18 +128,23 @@ def candidate_pairs(
     pairs: dict[tuple[int, int], float] = {}
     if n < 2:
         return pairs
-    keys_of = [index_keys(p, max_keys=max_keys) for p in profiles]
+    index_of = [
+        p.index if isinstance(p, Keys) else index_keys(p, max_keys=max_keys) for p in profiles
+    ]
     postings: dict[str, list[int]] = {}
     positions: list[list[tuple[str, int]]] = [[] for _ in range(n)]
     rank = {i: r for r, i in enumerate(order)}
     for i in order:
-        for key in keys_of[i]:
+        for key in index_of[i]:
             plist = postings.setdefault(key, [])
             positions[i].append((key, len(plist)))
             plist.append(i)
     idf = {k: math.log(1.0 + n / len(v)) for k, v in postings.items() if len(v) > 1}
     half = max(1, max_df // 2)
-    for i in range(n):
+    rows: Iterable[int] = range(n)
+    if focus is not None:
+        rows = sorted(_rankers(focus, positions, postings, idf, max_df, half))
+    for i in rows:
         scores: dict[int, float] = {}
         for key, pos in positions[i]:
             weight = idf.get(key)
@@ -111,6 +169,33 @@ def candidate_pairs(
     return pairs
 
 
+def _rankers(
+    focus: Collection[int],
+    positions: Sequence[Sequence[tuple[str, int]]],
+    postings: dict[str, list[int]],
+    idf: dict[str, float],
+    max_df: int,
+    half: int,
+) -> set[int]:
+    """The focus memories and every memory whose neighbour search visits one of them.
+
+    A pair (f, j) is kept from f's search or from j's; j's search visits f exactly when f's
+    visits j (a key held by both, and for a frequent key positions at most ``half`` apart
+    in its posting list: the same window seen from either end), so these are the
+    memories whose searches can keep a pair with a focus memory.
+    """
+    out = set(focus)
+    for f in focus:
+        for key, pos in positions[f]:
+            if key not in idf:
+                continue
+            plist = postings[key]
+            if len(plist) > max_df:
+                plist = plist[max(0, pos - half) : pos + half + 1]
+            out.update(plist)
+    return out
+
+
 def _add(pairs: dict[tuple[int, int], float], i: int, j: int) -> None:
     if i == j:
         return
@@ -119,7 +204,7 @@ def _add(pairs: dict[tuple[int, int], float], i: int, j: int) -> None:
 
 
 def _slot_pairs(
-    profiles: Sequence[Profile], order: Sequence[int], pairs: dict[tuple[int, int], float]
+    profiles: Sequence[_Mentions], order: Sequence[int], pairs: dict[tuple[int, int], float]
 ) -> None:
     """Pair each slot mention with the latest earlier mention of a conflicting value."""
     latest: dict[tuple[str, str, str], int] = {}
@@ -149,7 +234,7 @@ def _slot_pairs(
 
 
 def _trait_pairs(
-    profiles: Sequence[Profile], order: Sequence[int], pairs: dict[tuple[int, int], float]
+    profiles: Sequence[_Mentions], order: Sequence[int], pairs: dict[tuple[int, int], float]
 ) -> None:
     """Pair each trait mention with the latest earlier mention of the opposite side."""
     latest: dict[tuple[str, str], int] = {}

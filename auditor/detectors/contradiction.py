@@ -53,13 +53,14 @@ Params (all optional):
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
 from auditor.config import tier_rank
+from auditor.detectors._contradiction_candidates import Keys, keys_of
 from auditor.detectors._contradiction_candidates import candidate_pairs as _index_candidates
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
@@ -96,6 +97,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: window and its overlap (``auditor.scan.scanner.SUBJECT_WINDOW`` + ``WINDOW_OVERLAP``,
 #: 2,500 memories) fit twice; 50,000 made a scan of one big subject hold 600 MB of them.
 _PROFILE_CACHE_SIZE = 5_000
+#: Candidate keys kept by content hash (a few hundred bytes each: key strings are interned,
+#: mentions shared with the profile; ``benchmarks/subject_memory_bench.py`` prints the
+#: peak). An incremental scan of a subject whose other memories' keys are kept builds
+#: profiles only for the changed memories and the partners of their candidate pairs.
+_KEYS_CACHE_SIZE = 100_000
 
 
 def _created(m: MemoryView) -> datetime:
@@ -194,6 +200,7 @@ class ContradictionDetector(Detector):
         self.lexicon = Lexicon.from_params(p)
         self._cues = cue_sets_for(self.lexicon)
         self._profiles: OrderedDict[str, Profile] = OrderedDict()
+        self._keys: OrderedDict[str, Keys] = OrderedDict()
 
     # -- profiles --------------------------------------------------------------------
 
@@ -219,6 +226,22 @@ class ContradictionDetector(Detector):
                 self._profiles.popitem(last=False)
         return prof
 
+    def keys(self, m: MemoryView) -> Keys:
+        """The (cached) candidate keys of one memory (:class:`Keys`)."""
+        cached = self._keys.get(m.content_hash) if m.content_hash else None
+        if cached is not None:
+            self._keys.move_to_end(m.content_hash)
+            return cached
+        frames: list[str] = []
+        if "frame" in self.checks:
+            frames = [k for fr in frames_of(m.fact) for k in frame_keys(fr)]
+        found = keys_of(self.profile(m.fact, m.content_hash), frames)
+        if m.content_hash:
+            self._keys[m.content_hash] = found
+            if len(self._keys) > _KEYS_CACHE_SIZE:
+                self._keys.popitem(last=False)
+        return found
+
     # -- candidates ------------------------------------------------------------------
 
     def usable(self, memories: Sequence[MemoryView]) -> list[MemoryView]:
@@ -235,7 +258,10 @@ class ContradictionDetector(Detector):
         return out
 
     def candidates(
-        self, usable: Sequence[MemoryView], profiles: Sequence[Profile]
+        self,
+        usable: Sequence[MemoryView],
+        keys: Sequence[Keys],
+        focus: Collection[int] | None = None,
     ) -> dict[tuple[int, int], float]:
         """Candidate pairs of one subject (indices into ``usable``, oldest first).
 
@@ -244,14 +270,16 @@ class ContradictionDetector(Detector):
         whose sentences share an attribute head and relation
         (:func:`auditor.detectors.contradiction_frames.frame_keys`) meet their
         ``_FRAME_NEIGHBOURS`` latest predecessors per key. Linear in the subject's size.
+        ``keys``: each memory's :meth:`keys`; ``focus``: only pairs with one of these
+        memories are wanted (others may be missing, see
+        :func:`auditor.detectors._contradiction_candidates.candidate_pairs`).
         """
         order = list(range(len(usable)))
-        pairs = _index_candidates(profiles, order, top_k=self.top_k, max_df=self.max_df)
+        pairs = _index_candidates(keys, order, top_k=self.top_k, max_df=self.max_df, focus=focus)
         if "frame" in self.checks:
             recent: dict[str, list[int]] = {}
             for i in order:
-                keys = {k for fr in frames_of(usable[i].fact) for k in frame_keys(fr)}
-                for key in sorted(keys):
+                for key in keys[i].frames:
                     seen = recent.setdefault(key, [])
                     for j in seen:
                         pairs.setdefault((j, i), 0.0)
@@ -275,15 +303,19 @@ class ContradictionDetector(Detector):
         usable = self.usable(memories)
         if len(usable) < 2:
             return []
-        profiles = [self.profile(m.fact, m.content_hash) for m in usable]
-        pairs = self.candidates(usable, profiles)
-        if ctx.focus is not None:  # incremental scan: judge only pairs with a changed memory
+        keys = [self.keys(m) for m in usable]
+        if ctx.focus is None:
+            pairs = self.candidates(usable, keys)
+        else:  # incremental scan: judge only pairs with a changed memory
             focus = ctx.focus
+            changed = [i for i, m in enumerate(usable) if m.memory_id in focus]
             pairs = {
                 k: v
-                for k, v in pairs.items()
+                for k, v in self.candidates(usable, keys, changed).items()
                 if usable[k[0]].memory_id in focus or usable[k[1]].memory_id in focus
             }
+        # profiles only of the memories in a pair (kept ones, or read again)
+        profiles = _Profiles(self, usable)
         found: dict[tuple[int, int], tuple[Signal, list[Signal]]] = {}
         undecided: list[tuple[int, int, float]] = []
         for (i, j), _score in sorted(pairs.items()):
@@ -442,13 +474,27 @@ def candidate_pairs(
         usable = det.usable(group)
         if len(usable) < 2:
             continue
-        profiles = [det.profile(m.fact, m.content_hash) for m in usable]
-        for i, j in det.candidates(usable, profiles):
+        for i, j in det.candidates(usable, [det.keys(m) for m in usable]):
             a, b = usable[i], usable[j]
             if _linked(a, b) or (a.content_hash and a.content_hash == b.content_hash):
                 continue
             out.add(frozenset((a.memory_id, b.memory_id)))
     return out
+
+
+class _Profiles:
+    """The profiles of one subject's memories, by index, each read when first asked for."""
+
+    def __init__(self, detector: ContradictionDetector, usable: Sequence[MemoryView]) -> None:
+        self._detector, self._usable = detector, usable
+        self._read: dict[int, Profile] = {}
+
+    def __getitem__(self, i: int) -> Profile:
+        found = self._read.get(i)
+        if found is None:
+            m = self._usable[i]
+            found = self._read[i] = self._detector.profile(m.fact, m.content_hash)
+        return found
 
 
 def _linked(a: MemoryView, b: MemoryView) -> bool:
