@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -352,9 +353,10 @@ class _Member:
     partner: int = -1
 
 
-#: How many token sets the detector keeps, by content hash: four times a big subject's
-#: window and overlap (2,500 memories); 200,000 held most of a large store's texts.
-_TOKEN_CACHE_SIZE = 10_000
+#: How many token lists the detector keeps, by content hash: each a tuple of interned tokens
+#: (a few hundred bytes; 100,000 of them about 40 MB), so that an incremental scan of a big
+#: subject does not tokenise the subject's other memories again.
+_TOKEN_CACHE_SIZE = 100_000
 
 
 class DuplicateDetector(Detector):
@@ -387,7 +389,7 @@ class DuplicateDetector(Detector):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         super().__init__(params)
-        self._token_cache: dict[str, frozenset[str]] = {}
+        self._token_cache: dict[str, tuple[str, ...]] = {}
         unknown = sorted(set(self.params) - self.PARAMS)
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown parameter of the duplicates detector")
@@ -449,16 +451,17 @@ class DuplicateDetector(Detector):
         return detections
 
     def _token_set(self, m: MemoryView) -> frozenset[str]:
-        """The memory's token set, cached by content hash (scans see most facts again)."""
+        """The memory's token set; its tokens are kept by content hash (scans see most facts
+        again), as a tuple of interned strings: a set of them is four times the size."""
         if not m.content_hash:
             return self.tokenizer.token_set(m.fact)
         found = self._token_cache.get(m.content_hash)
         if found is None:
-            found = self.tokenizer.token_set(m.fact)
+            found = tuple(sys.intern(t) for t in self.tokenizer.token_set(m.fact))
             if len(self._token_cache) >= _TOKEN_CACHE_SIZE:
                 self._token_cache.pop(next(iter(self._token_cache)))  # oldest first
             self._token_cache[m.content_hash] = found
-        return found
+        return frozenset(found)
 
     def _focus_pairs(
         self, sets: Sequence[frozenset[str]], start: Sequence[int]
