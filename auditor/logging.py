@@ -55,8 +55,17 @@ class _Scrub:
     shortest: int = field(init=False)
 
     def __post_init__(self) -> None:
-        width = re._parser.parse(self.pattern.pattern, self.pattern.flags).getwidth()  # type: ignore[attr-defined]
-        object.__setattr__(self, "shortest", int(width[0]))
+        object.__setattr__(self, "shortest", _shortest_match(self.pattern))
+
+
+def _shortest_match(pattern: re.Pattern[str]) -> int:
+    """The fewest characters a match of ``pattern`` holds, read from CPython's parser of
+    ``re`` (private: should it change, 0, so every text is scrubbed as before)."""
+    try:
+        low, _high = re._parser.parse(pattern.pattern, pattern.flags).getwidth()  # type: ignore[attr-defined]
+        return max(0, int(low))
+    except Exception:  # noqa: BLE001 - a missing or changed private parser: no length gate
+        return 0
 
 
 _PATTERNS: tuple[_Scrub, ...] = (

@@ -205,3 +205,17 @@ def test_scrub_equals_the_unconditional_patterns_on_the_corpora() -> None:
     assert changed > 100  # the corpora exercise the patterns
     shortest = {step.placeholder: step.shortest for step in logging_module._PATTERNS}
     assert shortest["[LONG_TOKEN]"] == 40 and shortest["[IP]"] == 7
+
+
+def test_without_the_parser_every_text_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shortest-match gate reads CPython's private ``re`` parser; should that change,
+    no pattern is skipped for length."""
+    import re
+
+    def broken(*_: object, **__: object) -> None:
+        raise AttributeError("no parser")
+
+    monkeypatch.setattr(re._parser, "parse", broken)
+    assert logging_module._shortest_match(re.compile(r"\d{13}")) == 0
+    monkeypatch.undo()
+    assert logging_module._shortest_match(re.compile(r"\d{13}")) == 13
