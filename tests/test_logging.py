@@ -215,7 +215,7 @@ def test_without_the_parser_every_text_is_scrubbed(monkeypatch: pytest.MonkeyPat
     def broken(*_: object, **__: object) -> None:
         raise AttributeError("no parser")
 
+    pattern = re.compile(r"\d{13}")
+    assert logging_module._shortest_match(pattern) == 13
     monkeypatch.setattr(re._parser, "parse", broken)
-    assert logging_module._shortest_match(re.compile(r"\d{13}")) == 0
-    monkeypatch.undo()
-    assert logging_module._shortest_match(re.compile(r"\d{13}")) == 13
+    assert logging_module._shortest_match(pattern) == 0
