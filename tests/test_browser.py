@@ -160,20 +160,25 @@ def _select(page: Page, scope: Locator, label: str, option: str) -> None:
     box = scope.get_by_role("combobox", name=label)
     wanted = page.get_by_role("option", name=re.compile("^" + re.escape(option))).first
     for attempt in range(4):
+        # the page may still be re-running from the click that showed the box: a click or
+        # the keys can land on an element about to be replaced, and the list never opens
+        # (seen once in CI: the option never showed in 30 s); so each attempt starts from
+        # an idle page and an empty box, and a list that does not open is opened again
+        _wait_idle(page)
         box.click()
+        box.fill("")
         box.press_sequentially(option)
-        wanted.wait_for(state="visible")
         # the list re-renders after each key and animates while it opens: on a loaded
         # machine the option can be detached or "not stable" for a long while, so click
         # it once it is shown without waiting for stillness, and open the list again if
         # the click missed it
         try:
+            wanted.wait_for(state="visible", timeout=15_000)
             wanted.click(force=True, timeout=5_000)
         except PlaywrightTimeoutError:
             if attempt == 3:
                 raise
             page.keyboard.press("Escape")
-            _wait_idle(page)
             continue
         if box.input_value().startswith(option):
             break
