@@ -33,8 +33,6 @@ _TEXT_KEYS = frozenset(
 #: Private keys and e-mail addresses are found by :func:`_mask_keys` and :func:`_mask_emails`
 #: (anchored on their fixed parts) before these run.
 _HAS_DIGIT = re.compile(r"\d")
-#: a pattern of :data:`_PATTERNS` that can only match where a decimal digit is
-_DIGIT = "0-9"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +40,17 @@ class _Scrub:
     """One replacement of :func:`scrub`, with what every match of it needs.
 
     It runs only on a text at least as long as its shortest match (read from the pattern)
-    that holds one of ``needs``: literal substrings, case-sensitive like the pattern, or
-    :data:`_DIGIT` for a decimal digit (empty: no condition). Each is a condition every
-    match meets, so skipping changes nothing; and no placeholder holds a digit or a needle,
-    so one replacement never gives a later pattern what it lacked (``tests/test_logging.py``
+    that holds one of ``needs`` (literal substrings, case-sensitive like the pattern; empty:
+    no condition) and, with ``digit``, a decimal digit. Each is a condition every match
+    meets, so skipping changes nothing; and no placeholder holds a digit or a needle, so one
+    replacement never gives a later pattern what it lacked (``tests/test_logging.py``
     compares with the patterns run unconditionally).
     """
 
     pattern: re.Pattern[str]
     placeholder: str
     needs: tuple[str, ...] = ()
+    digit: bool = False
     shortest: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -86,13 +85,13 @@ _PATTERNS: tuple[_Scrub, ...] = (
     _Scrub(
         re.compile(r"\b[A-Z]{2}\d{2}[ ]?(?:[A-Z0-9]{4}[ ]?){2,7}[A-Z0-9]{1,4}\b"),
         "[IBAN]",
-        (_DIGIT,),
+        digit=True,
     ),
-    _Scrub(re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]", (_DIGIT,)),
-    _Scrub(re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]", (_DIGIT,)),
-    _Scrub(re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]", (_DIGIT,)),
-    _Scrub(re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]", (_DIGIT,)),
-    _Scrub(re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,30}\d\b"), "[PHONE]", (_DIGIT,)),
+    _Scrub(re.compile(r"\b\d{6}[- ]?[1-8]\d{6}\b"), "[NATIONAL_ID]", digit=True),
+    _Scrub(re.compile(r"\b\d{3}-\d{2}-\d{4}\b"), "[NATIONAL_ID]", digit=True),
+    _Scrub(re.compile(r"\b(?:\d[ -]?){13,19}\b"), "[NUMBER]", digit=True),
+    _Scrub(re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"), "[IP]", digit=True),
+    _Scrub(re.compile(r"(?<![\w-])\+?\d[\d ()-]{7,30}\d\b"), "[PHONE]", digit=True),
     _Scrub(  # case-insensitive (Unicode folding): no literal is necessary
         re.compile(
             r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)[ \t]{0,8}[:=][ \t]{0,8}\S+"
@@ -169,13 +168,12 @@ def scrub(text: str, limit: int | None = None) -> str:
     for step in _PATTERNS:
         if len(text) < step.shortest:
             continue
-        if step.needs:
-            if step.needs[0] == _DIGIT:
-                if digit is None:
-                    digit = _HAS_DIGIT.search(text) is not None
-                if not digit:
-                    continue
-            elif not any(needle in text for needle in step.needs):
+        if step.needs and not any(needle in text for needle in step.needs):
+            continue
+        if step.digit:
+            if digit is None:
+                digit = _HAS_DIGIT.search(text) is not None
+            if not digit:
                 continue
         text = step.pattern.sub(step.placeholder, text)
     return text if limit is None else text[:limit]

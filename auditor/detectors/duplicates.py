@@ -456,12 +456,13 @@ class DuplicateDetector(Detector):
         if not m.content_hash:
             return self.tokenizer.token_set(m.fact)
         found = self._token_cache.get(m.content_hash)
-        if found is None:
-            found = tuple(sys.intern(t) for t in self.tokenizer.token_set(m.fact))
-            if len(self._token_cache) >= _TOKEN_CACHE_SIZE:
-                self._token_cache.pop(next(iter(self._token_cache)))  # oldest first
-            self._token_cache[m.content_hash] = found
-        return frozenset(found)
+        if found is not None:
+            return frozenset(found)
+        tokens = self.tokenizer.token_set(m.fact)
+        if len(self._token_cache) >= _TOKEN_CACHE_SIZE:
+            self._token_cache.pop(next(iter(self._token_cache)))  # oldest first
+        self._token_cache[m.content_hash] = tuple(sys.intern(t) for t in tokens)
+        return tokens
 
     def _focus_pairs(
         self, sets: Sequence[frozenset[str]], start: Sequence[int]
