@@ -329,12 +329,33 @@ def test_linked_identical_inactive_and_episodic_memories_are_skipped() -> None:
     assert det.analyze_group([old], ctx()) == []
 
 
+def test_two_tool_results_are_not_compared_but_a_tool_result_and_a_statement_are() -> None:
+    # two calls' answers that give one field two values: the normal case, not a conflict
+    det = ContradictionDetector({})
+    older, newer = "The team retro happens every Tuesday.", "The team retro is on Fridays."
+    tools = [mem("t1", older, 0, source="tool_output"), mem("t2", newer, 1, source="tool_output")]
+    assert det.analyze_group(tools, ctx()) == []
+    # the same texts from the user, from a user and a tool, or with the default lifted: flagged
+    said = [mem("s1", older, 0), mem("s2", newer, 1)]
+    assert [d.memory_ids for d in det.analyze_group(said, ctx())] == [("s1", "s2")]
+    mixed = [mem("s1", older, 0), mem("t2", newer, 1, source="tool_output")]
+    assert [d.memory_ids for d in det.analyze_group(mixed, ctx())] == [("s1", "t2")]
+    every = ContradictionDetector({"apart_sources": []})
+    assert [d.memory_ids for d in every.analyze_group(tools, ctx())] == [("t1", "t2")]
+    # in a subject of both, only the tool-tool pair is left out
+    three = [*tools, mem("s3", "The team retro is on Wednesdays.", 2)]
+    found = sorted(d.memory_ids for d in det.analyze_group(three, ctx()))
+    assert found == [("t1", "s3"), ("t2", "s3")]
+
+
 @pytest.mark.parametrize(
     ("params", "name"),
     [
         ({"top_k": 0}, "top_k"),
         ({"max_df": "x"}, "max_df"),
         ({"skip_kinds": "episodic"}, "skip_kinds"),
+        ({"apart_sources": ["robot"]}, "apart_sources"),
+        ({"apart_sources": "tool_output"}, "apart_sources"),
         ({"checks": ["slot", "magic"]}, "checks"),
         ({"uncertain_band": [0.8, 0.2]}, "uncertain_band"),
         ({"judge_similar": 2}, "judge_similar"),

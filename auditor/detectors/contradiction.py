@@ -39,6 +39,11 @@ Params (all optional):
         visited (default 64).
     max_fact_chars: longer facts (Markdown pages) are not compared (default 4000).
     skip_kinds: memory kinds left out (default ``[episodic]``: events, not standing facts).
+    apart_sources: ``source.type`` values whose memories are not compared with each other
+        (default ``[tool_output]``: each tool result is the answer to one call, such as the
+        weather on one date or the buses on one route, so two results that give one field
+        two values are two calls, not a conflict). Such a memory is still compared with
+        the subject's memories of every other source. ``[]`` compares all pairs.
     checks: families of checks to run (default all: slot, trait, numeric, date, answer,
         negation).
     uncertain_band: ``[low, high]`` scores sent to the LLM judge when one is set
@@ -72,6 +77,7 @@ from auditor.detectors.contradiction_frames import (
     read_pair,
 )
 from auditor.errors import ConfigError
+from auditor.vocab import SOURCE_TYPES
 
 __all__ = ["ContradictionDetector", "candidate_pairs", "suggested_resolution"]
 
@@ -180,6 +186,12 @@ class ContradictionDetector(Detector):
         if not isinstance(skip, list) or not all(isinstance(k, str) for k in skip):
             raise ValueError("params.skip_kinds must be a list of memory kinds")
         self.skip_kinds = frozenset(skip)
+        apart = p.get("apart_sources", ["tool_output"])
+        if not isinstance(apart, list) or any(a not in SOURCE_TYPES for a in apart):
+            raise ValueError(
+                f"params.apart_sources must be a list out of {', '.join(SOURCE_TYPES)}"
+            )
+        self.apart_sources = frozenset(apart)
         checks = p.get("checks", list(_CHECKS))
         if not isinstance(checks, list) or not checks or any(c not in _CHECKS for c in checks):
             raise ValueError(f"params.checks must be a non-empty list out of {', '.join(_CHECKS)}")
@@ -301,7 +313,7 @@ class ContradictionDetector(Detector):
             One detection per contradicting pair, ``memory_ids = (older, newer)``.
         """
         usable = self.usable(memories)
-        if len(usable) < 2:
+        if len(usable) < 2 or all(m.source_type in self.apart_sources for m in usable):
             return []
         keys = [self.keys(m) for m in usable]
         if ctx.focus is None:
@@ -320,8 +332,13 @@ class ContradictionDetector(Detector):
         undecided: list[tuple[int, int, float]] = []
         for (i, j), _score in sorted(pairs.items()):
             older, newer = usable[i], usable[j]
-            if _linked(older, newer) or (
-                older.content_hash and older.content_hash == newer.content_hash
+            if (
+                _linked(older, newer)
+                or (older.content_hash and older.content_hash == newer.content_hash)
+                or (
+                    older.source_type in self.apart_sources
+                    and newer.source_type in self.apart_sources
+                )
             ):
                 continue
             signals = judge_pair(
