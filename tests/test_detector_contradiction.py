@@ -18,6 +18,7 @@ from auditor.detectors import build, detector_class
 from auditor.detectors._contradiction_candidates import candidate_pairs
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.contradiction import ContradictionDetector, suggested_resolution
+from auditor.detectors.contradiction_frames import frames_of
 from auditor.hashing import content_hash
 from auditor.judge.llm import Judge, JudgeRequest, RawAnswer
 from auditor.records import parse_record
@@ -327,6 +328,27 @@ def test_linked_identical_inactive_and_episodic_memories_are_skipped() -> None:
     )
     assert det.analyze_group([old, mem("m_copy", "Prefers dark mode.", 1)], ctx()) == []
     assert det.analyze_group([old], ctx()) == []
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("What is matcha tea, and how is it prepared?", "What is the Imjin war"),
+        ("Where does the team retro happen?", "Where does the ops review happen?"),
+        ("What's the plan for Friday", "What's the budget for the offsite"),
+        ("주간 회의는 언제야?", "주간 회의는 어디서 해?"),
+    ],
+)
+def test_questions_state_no_value(older: str, newer: str) -> None:
+    # two questions share "what is" / "where does" but assert nothing about anything
+    assert pair(older, newer) == []
+    assert frames_of(older) == () and frames_of(newer) == ()
+
+
+def test_a_statement_that_opens_with_a_question_word_is_still_read() -> None:
+    # a pseudo-cleft states a value; so does the answer after a question in a Q/A memory
+    assert len(frames_of("What matters is the deadline.")) == 1
+    assert len(frames_of("What is your address? It is 12 Elm Road.")) == 1
 
 
 def test_two_tool_results_are_not_compared_but_a_tool_result_and_a_statement_are() -> None:

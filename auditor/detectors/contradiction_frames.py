@@ -538,6 +538,21 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     )
 
 
+def _is_question(part: str, toks: Sequence[Tok]) -> bool:
+    """Whether a sentence asks rather than states: it ends with a question mark, or opens
+    with a question word and an auxiliary ("what is ...", "where does ..."). A question
+    gives no value ("What is matcha?" and "What is the Imjin war" are not two values of
+    one "what"); "What matters is X" still states one.
+    """
+    if part.rstrip().endswith(("?", "\uff1f")):
+        return True
+    d = _data()
+    first = toks[0].low
+    if first in d["question_contractions_set"]:
+        return True
+    return first in d["question_words_set"] and toks[1].low in d["question_auxiliaries_set"]
+
+
 def _bigrams(s: str) -> set[str]:
     s = s.replace(" ", "")
     return {s[i : i + 2] for i in range(len(s) - 1)} or {s}
@@ -563,7 +578,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
         toks: Sequence[Tok] = _tokens(part)
         if pos > 0:
             toks = [make(Tok, (t.low, t.key, t.start + pos, t.end + pos)) for t in toks]
-        if len(toks) < 2:
+        if len(toks) < 2 or _is_question(part, toks):
             continue
         ko = any(_is_hangul(t.low) for t in toks)
         frame = _ko_frame(part, toks) if ko else _en_frame(part, toks)
