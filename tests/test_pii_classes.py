@@ -126,6 +126,10 @@ NOT_ORIGIN = [
     "Wants an Italian recipe for the party.",
     "Find a place that serves Mexican near the station.",
     "Flying with American Airlines next week.",
+    # plurals of the thing nouns
+    "Our neighbours breed Irish Setters and English Pointers.",
+    "Two Scottish Collies live next door.",
+    "The farm keeps English Mastiffs and Thai pastries are sold at the gate.",
 ]
 
 

@@ -249,8 +249,19 @@ def nrp_names_a_thing(text: str, start: int, end: int) -> bool:
         True for "Korean food", "German shepherd", "serves American", "Spanish NIE".
     """
     m = _NEXT_WORDS.match(text, end)
-    if m is not None and any(
-        w is not None and w.lower().rstrip("'’") in _THING_NOUNS for w in m.groups()
-    ):
+    if m is not None and any(w is not None and _thing_noun(w) for w in m.groups()):
         return True
     return _THING_BEFORE.search(text[max(0, start - 40) : start]) is not None
+
+
+def _thing_noun(word: str) -> bool:
+    """Whether ``word`` is one of the thing nouns, in the singular or a regular plural
+    ("Irish Setters", "German Shepherds", "Thai curries" -> setter, shepherd, curry)."""
+    w = word.lower().rstrip("'’")
+    if w in _THING_NOUNS:
+        return True
+    if w.endswith("ies") and w[:-3] + "y" in _THING_NOUNS:
+        return True
+    return w.endswith("s") and (
+        w[:-1] in _THING_NOUNS or (w.endswith("es") and w[:-2] in _THING_NOUNS)
+    )
