@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 import regex
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from auditor.detectors import pii_address, pii_nrp, pii_presidio
@@ -45,6 +45,10 @@ _WORDS = st.lists(st.text(_LETTERS, min_size=1, max_size=6), min_size=1, max_siz
 
 @settings(max_examples=300, deadline=None)
 @given(words=_WORDS, text=st.text(_LETTERS, max_size=40), ignore_case=st.booleans())
+# two words equal but for case at their start: under (?i) both branches match "BA"
+@example(words=["B", "bA"], text="BA", ignore_case=True)
+@example(words=["Bxyz", "B", "bA"], text="BA bxyz", ignore_case=True)
+@example(words=["sA", "ſ"], text="SA ſa", ignore_case=True)
 def test_the_trie_matches_what_the_flat_alternation_matches(
     words: list[str], text: str, ignore_case: bool
 ) -> None:

@@ -7,10 +7,11 @@ imported first, thinc and Presidio never load PyTorch (see :func:`_torch_hidden`
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
@@ -43,6 +44,7 @@ def _torch_hidden() -> Iterator[None]:
 with _torch_hidden():
     import presidio_analyzer.nlp_engine  # noqa: F401
     import spacy
+import regex  # noqa: E402
 import tldextract  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
     AnalysisExplanation,
@@ -211,11 +213,43 @@ def alternation(words: Iterable[str]) -> str:
 
 
 def _trie_regex(node: dict[str, dict[str, Any]]) -> str:
-    branches = [re.escape(ch) + _trie_regex(node[ch]) for ch in sorted(node) if ch]
+    chars = sorted(ch for ch in node if ch)
     ends_here = "" in node
+    if _case_clash(chars):
+        # "B" and "bA" both match "BA" under (?i): branches that are not exclusive would
+        # not keep longest-first, so the words below this node stay a flat alternation
+        rest = sorted(_suffixes(node), key=lambda w: (-len(w), w))
+        body = "|".join(re.escape(w) for w in rest if w)
+        return f"(?:{body})?" if ends_here else f"(?:{body})"
+    branches = [re.escape(ch) + _trie_regex(node[ch]) for ch in chars]
     if not branches:
         return ""
     if len(branches) == 1 and not ends_here:
         return branches[0]
     body = "|".join(branches)
     return f"(?:{body})?" if ends_here else f"(?:{body})"
+
+
+def _suffixes(node: dict[str, dict[str, Any]]) -> Iterator[str]:
+    """The words of a trie node, without the node's prefix ("" for a word ending there)."""
+    for ch, child in node.items():
+        if not ch:
+            yield ""
+            continue
+        for rest in _suffixes(child):
+            yield ch + rest
+
+
+def _case_clash(chars: Sequence[str]) -> bool:
+    """Whether two of these characters are one under case-insensitive matching (either
+    regex engine: ``B``/``b``, ``K``/Kelvin sign, ``s``/``ſ``)."""
+    return any(_same_but_case(a, b) for i, a in enumerate(chars) for b in chars[i + 1 :])
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_but_case(a: str, b: str) -> bool:
+    return any(
+        engine.fullmatch(engine.escape(x), y, engine.IGNORECASE) is not None
+        for engine in (re, regex)
+        for x, y in ((a, b), (b, a))
+    )
