@@ -57,6 +57,7 @@ from auditor.detectors._injection_patterns import (
     PATTERNS,
     SQUASHED_PATTERNS,
     Pattern,
+    ignorecase,
     needle_index,
 )
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
@@ -294,12 +295,12 @@ class InjectionDetector(Detector):
             pat = patterns[position]
             if pat.also and present.isdisjoint(pat.also):
                 continue
-            if pat.fallback is None:
+            if pat.fallback_source is None:
                 found = pat.regex.finditer(text)
             elif same_length:
                 found = pat.regex.finditer(low)
             else:
-                found = pat.fallback.finditer(text)
+                found = ignorecase(pat.fallback_source).finditer(text)
             for k, m in enumerate(found):
                 if k >= 4:
                     break
