@@ -198,3 +198,60 @@ def test_the_dashboards_services_load_no_scan_engine() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert _hits(set(json.loads(done.stdout)), SCAN_ONLY) == []
+
+
+def test_the_pii_detector_leaves_spacys_command_line_unloaded() -> None:
+    # spaCy's __init__ imports its whole CLI (typer, weasel, the download command) for
+    # ``spacy.info``: a third of a second of each scan's start-up, kept out; both still work
+    probe = (
+        "import json, sys\n"
+        "import auditor.detectors.pii\n"
+        "loaded = sorted(sys.modules)\n"
+        "import spacy\n"
+        "info = spacy.info(silent=True)\n"
+        "import spacy.cli\n"
+        "print(json.dumps({'loaded': loaded, 'version': info.get('spacy_version'),\n"
+        "    'download': callable(getattr(spacy.cli, 'download', None)),\n"
+        "    'real': spacy.cli.__file__ is not None}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "spacy" in report["loaded"] and "presidio_analyzer" in report["loaded"]
+    assert _hits(set(report["loaded"]), ("spacy.cli", "typer", "weasel")) == []
+    assert report["version"]  # spacy.info runs the real command's code
+    assert report["download"] and report["real"]  # a later import gets the real package
+
+
+def test_presidios_own_patterns_are_not_compiled_twice_at_import() -> None:
+    # importing Presidio used to compile each built-in recognizer's regex once, flagless,
+    # only to check it: a fifth of a second, mostly for recognizers memaudit never runs
+    probe = (
+        "import json, sys, regex\n"
+        "seen = []\n"
+        "real = regex.compile\n"
+        "def spy(pattern, *args, **kwargs):\n"
+        "    seen.append(pattern)\n"
+        "    return real(pattern, *args, **kwargs)\n"
+        "regex.compile = spy\n"
+        "import auditor.detectors.pii_presidio\n"
+        "from presidio_analyzer import Pattern\n"
+        "from presidio_analyzer.predefined_recognizers import AuAbnRecognizer\n"
+        "unused = [p.regex for p in AuAbnRecognizer.PATTERNS]\n"
+        "try:\n"
+        "    Pattern('broken', '(', 0.5)\n"
+        "    checked = False\n"
+        "except ValueError:\n"
+        "    checked = True\n"
+        "finders = [type(f).__name__ for f in sys.meta_path]\n"
+        "print(json.dumps({'unused_compiled': any(p in seen for p in unused),\n"
+        "    'checked': checked, 'finders': finders}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["unused_compiled"] is False
+    assert report["checked"] is True  # a Pattern built after the import is checked as before
+    assert "_PatternCheckDeferred" not in report["finders"]  # the import hook is gone

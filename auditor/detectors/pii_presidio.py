@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.abc
+import importlib.machinery
 import os
 import re
 import sys
+import types
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -41,7 +44,101 @@ def _torch_hidden() -> Iterator[None]:
                 del sys.modules[name]
 
 
-with _torch_hidden():
+def _spacy_info(*args: Any, **kwargs: Any) -> Any:
+    """``spacy.info`` of the deferred CLI: imports spaCy's real command line, then runs it."""
+    from spacy.cli.info import info  # noqa: PLC0415 - the point is to import it only now
+
+    return info(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _spacy_cli_deferred() -> Iterator[None]:
+    """Keep spaCy's command line out of the first ``import spacy``.
+
+    spaCy's package ``__init__`` imports ``spacy.cli.info`` only to re-export ``spacy.info``,
+    and importing it imports the whole command line (typer, requests, weasel, the training
+    and download commands): about a third of a second of every scan's start-up, for code
+    memaudit never runs (it never downloads a model). During the window ``spacy.cli`` and
+    ``spacy.cli.info`` are stand-ins whose ``info`` imports the real one when called; they
+    are removed afterwards, so a later ``import spacy.cli`` loads the real package as usual.
+    Nothing is changed when spaCy is already imported.
+    """
+    if "spacy" in sys.modules:
+        yield
+        return
+    cli = types.ModuleType("spacy.cli", "stand-in while spaCy is first imported")
+    info = types.ModuleType("spacy.cli.info", "stand-in while spaCy is first imported")
+    info.info = _spacy_info  # type: ignore[attr-defined]
+    cli.info = info  # type: ignore[attr-defined]
+    stand_ins = {"spacy.cli": cli, "spacy.cli.info": info}
+    sys.modules.update(stand_ins)
+    try:
+        yield
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+def _no_check(pattern: str) -> None:
+    """Stands in for Presidio's regex check while Presidio is imported (see below)."""
+
+
+class _PatternCheckDeferred(importlib.abc.MetaPathFinder):
+    """Loads ``presidio_analyzer.pattern`` as usual, then turns its regex check off.
+
+    Presidio's ``Pattern`` compiles its regex once without flags only to check it, and its
+    recognizer classes build their ``Pattern`` lists when they are defined: importing
+    Presidio compiles about 170 regexes (two thirds of its import time, a fifth of a
+    second here), most of them of recognizers memaudit never runs, and those it runs are
+    compiled again with their recognizer's flags before the first text (``pii._prepare``,
+    which checks them the same way). Presidio's own, tested patterns are therefore not
+    checked twice; every ``Pattern`` built after the import is checked as before.
+    """
+
+    def __init__(self) -> None:
+        self.checker: Any = None  # Presidio's check, to put back after the import
+        self.pattern_class: Any = None
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "presidio_analyzer.pattern":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = getattr(spec, "loader", None)
+        if spec is None or not isinstance(loader, importlib.machinery.SourceFileLoader):
+            return None  # an unusual install: import it as usual, checks and all
+        run = loader.exec_module
+
+        def exec_module(module: types.ModuleType) -> None:
+            run(module)
+            cls = getattr(module, "Pattern", None)
+            checker = vars(cls).get("_Pattern__validate_regex") if cls else None
+            if isinstance(checker, staticmethod):
+                self.checker, self.pattern_class = checker, cls
+                cls._Pattern__validate_regex = staticmethod(_no_check)  # type: ignore[union-attr]
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+@contextlib.contextmanager
+def _presidio_pattern_check_deferred() -> Iterator[None]:
+    """Import Presidio without checking its built-in patterns (:class:`_PatternCheckDeferred`)."""
+    if "presidio_analyzer" in sys.modules:
+        yield
+        return
+    finder = _PatternCheckDeferred()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(finder)
+        if finder.pattern_class is not None:
+            finder.pattern_class._Pattern__validate_regex = finder.checker
+
+
+with _torch_hidden(), _spacy_cli_deferred(), _presidio_pattern_check_deferred():
     import presidio_analyzer.nlp_engine  # noqa: F401
     import spacy
 import regex  # noqa: E402
