@@ -198,3 +198,47 @@ def test_candidate_recall_of_the_shipped_contradiction_rules(tmp_path: Path) -> 
     assert report.candidate_recall == 1.0
     pairs = report.scores[-1]
     assert pairs.label == "contradiction_pairs" and pairs.tp == 1 and pairs.fp == 0
+
+
+DUPS = """
+id: MA-TST-022
+title: copies
+status: test
+description: test rule
+category: duplicate
+severity: low
+detector: duplicates
+tests: {flag: [{memories: ["use pnpm for installs", "use pnpm for all installs"]}]}
+"""
+
+
+def test_duplicate_pairs_are_scored_when_labelled(tmp_path: Path) -> None:
+    folder = tmp_path / "dups"
+    folder.mkdir()
+    rows = [
+        make_record(memory_id="a1", fact="use pnpm for installs", subject="user:a"),
+        make_record(memory_id="a2", fact="use pnpm for all installs", subject="user:a"),
+        make_record(memory_id="b1", fact="the standup is at nine", subject="user:b"),
+        make_record(memory_id="b2", fact="the standup is at nine sharp", subject="user:b"),
+        make_record(memory_id="c1", fact="likes tea", subject="user:c"),
+        make_record(memory_id="c2", fact="prefers coffee after lunch", subject="user:c"),
+    ]
+    write_jsonl(folder / "memories.jsonl", rows)
+    labels = {
+        "memory_labels": {},
+        "duplicates": [["a1", "a2"], ["c1", "c2"]],
+        "non_duplicates": [["b1", "b2"]],
+        "notes": {"scored_labels": []},
+    }
+    (folder / "labels.json").write_text(json.dumps(labels))
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "ma-tst-022-copies.yaml").write_text(textwrap.dedent(DUPS).lstrip())
+    report = evaluate_corpus(
+        folder, Engine(load_pack(rules).active()), load_settings(), split="all"
+    )
+    (dups,) = report.scores
+    assert dups.label == "duplicate_pairs"
+    # a1+a2 found, c1+c2 missed, b1+b2 reported although labelled as no copy
+    assert (dups.tp, dups.fp, dups.fn, dups.positives, dups.negatives) == (1, 1, 1, 2, 1)
+    assert dups.misses == ["c1+c2"] and dups.false_alarms == ["b1+b2"]

@@ -49,6 +49,8 @@ SPLIT_CHOICES = (*SPLITS, "all")
 #: memories of one corpus -> the pairs that reach the contradiction verdict step
 CandidateFn = Callable[[Sequence[MemoryView]], set[frozenset[str]]]
 
+#: the labels' lists of memory pairs (a split keeps a pair whole or leaves it out)
+PAIR_KEYS = ("contradictions", "non_contradictions", "duplicates", "non_duplicates")
 #: finding category -> corpus label
 CATEGORY_LABEL = {"injection": "injection", "sensitive": "sensitive", "secret": "secret"}
 
@@ -159,11 +161,11 @@ def load_corpus(folder: Path, settings: Settings) -> tuple[list[MemoryView], dic
     return views, labels
 
 
-def _pairs(hits: Sequence[Hit]) -> set[frozenset[str]]:
+def _pairs(hits: Sequence[Hit], category: str = "contradiction") -> set[frozenset[str]]:
     return {
         frozenset(h.detection.memory_ids[:2])
         for h in hits
-        if h.rule.category == "contradiction" and len(set(h.detection.memory_ids)) >= 2
+        if h.rule.category == category and len(set(h.detection.memory_ids)) >= 2
     }
 
 
@@ -181,7 +183,7 @@ def _in_split(
     sub["memory_labels"] = {
         k: v for k, v in (labels.get("memory_labels") or {}).items() if k in keep
     }
-    for key in ("contradictions", "non_contradictions"):
+    for key in PAIR_KEYS:
         sub[key] = [p for p in labels.get(key) or [] if all(m in keep for m in p)]
     return [v for v in views if v.memory_id in keep], sub, recorded
 
@@ -246,6 +248,8 @@ def evaluate_corpus(
         candidate_recall = len(candidates(views) & gold) / len(gold)
     if gold or labels.get("non_contradictions"):
         scores.append(_pair_score(hits, gold, labels))
+    if labels.get("duplicates") or labels.get("non_duplicates"):
+        scores.append(_duplicate_score(hits, labels))
     return EvalReport(
         folder.name,
         len(views),
@@ -309,6 +313,28 @@ def _pair_score(
     non = {frozenset(p) for p in labels.get("non_contradictions", [])}
     return LabelScore(
         "contradiction_pairs",
+        len(gold),
+        len(non),
+        tp=len(reported & gold),
+        fp=len(reported - gold),
+        fn=len(gold - reported),
+        misses=sorted("+".join(sorted(p)) for p in gold - reported),
+        false_alarms=sorted("+".join(sorted(p)) for p in reported - gold),
+    )
+
+
+def _duplicate_score(hits: Sequence[Hit], labels: dict[str, Any]) -> LabelScore:
+    """The score of the reported near-duplicate pairs against the labelled ones.
+
+    A duplicate finding names the kept (newest) memory and the older copy: its pair is
+    compared unordered. ``non_duplicates`` (pairs that must not be reported) are the
+    negatives; any reported pair that is not a labelled duplicate counts as a false alarm.
+    """
+    reported = _pairs(hits, "duplicate")
+    gold = {frozenset(p) for p in labels.get("duplicates", [])}
+    non = {frozenset(p) for p in labels.get("non_duplicates", [])}
+    return LabelScore(
+        "duplicate_pairs",
         len(gold),
         len(non),
         tp=len(reported & gold),
