@@ -656,3 +656,35 @@ def test_candidate_pairs_do_not_change_with_the_hash_seed() -> None:
         runs.append(done.stdout.split())
     assert int(runs[0][0]) > 10_000  # real work
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # a negated alternative: "not MySQL" denies nothing the other memory says
+        ("Uses Postgres for the billing service, not MySQL.", "The billing service uses Postgres."),
+        (
+            "새 프로젝트는 타입스크립트로 작성한다, 자바스크립트가 아니라.",
+            "새 프로젝트는 타입스크립트로 작성한다.",
+        ),
+        ("보고서는 한글 파일로 작성한다.", "보고서는 한글 파일로 작성합니다, 워드가 아니라."),
+    ],
+)
+def test_a_negated_alternative_is_not_a_negation_conflict(older: str, newer: str) -> None:
+    assert [d for d in pair(older, newer) if d.score >= 0.55] == []
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # the negation denies what the other memory states
+        ("Drinks coffee every morning.", "Does not drink coffee in the morning."),
+        ("커피를 마신다.", "커피를 마시지 않는다."),
+        (
+            "Uses MySQL for the billing service.",
+            "Uses Postgres for the billing service, not MySQL.",
+        ),
+    ],
+)
+def test_a_negation_of_what_the_other_states_still_conflicts(older: str, newer: str) -> None:
+    assert [d.entity for d in pair(older, newer) if d.score >= 0.55] != []

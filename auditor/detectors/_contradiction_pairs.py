@@ -39,7 +39,7 @@ from auditor.detectors._contradiction_profile import (
     find_values,
 )
 from auditor.detectors._contradiction_quantities import DateMention
-from auditor.detectors._contradiction_text import jaccard, negated_at, stem, token_at
+from auditor.detectors._contradiction_text import jaccard, ko_root, negated_at, stem, token_at
 
 __all__ = ["PairSignal", "Signal", "judge_pair", "similarity"]
 
@@ -602,10 +602,39 @@ def _answer_signals(a: Profile, b: Profile, a_text: str, b_text: str, lex: Lexic
     return out
 
 
+def _negated_words(p: Profile) -> frozenset[str]:
+    """What the negations of a fact deny: in English the first content words after each
+    negation in its clause ("not MySQL", "doesn't eat meat"), in Korean the word before it
+    ("자바스크립트가 아니라", "마시지 않는다"); as stems (English) or roots (Korean)."""
+    tokens = p.tokens
+    out: set[str] = set()
+    for start, _end in p.negations:
+        k = token_at(tokens, start)
+        if k >= len(tokens):
+            continue
+        clause = tokens[k].clause
+        if p.hangul and not tokens[k].text.isascii():
+            if k > 0 and tokens[k - 1].clause == clause:
+                out.add(ko_root(tokens[k - 1].text))
+            continue
+        found = 0
+        for t in tokens[k + 1 : k + 6]:
+            if t.clause != clause or found == 3:
+                break
+            if t.content and t.stem not in _NEGATION_FILLER:
+                out.add(t.stem)
+                found += 1
+    return frozenset(out)
+
+
 def _fact_negation(a: Profile, b: Profile) -> list[Signal]:
     if a.negated == b.negated or a.qa is not None or b.qa is not None:
         return []
     neg, pos = (a, b) if a.negated else (b, a)
+    denied = _negated_words(neg)
+    if denied and denied.isdisjoint(pos.stems | pos.ko_roots):
+        # a negated alternative ("Postgres, not MySQL"): it denies nothing the other says
+        return []
     if neg.hangul or pos.hangul:
         shared = len(neg.ko_roots & pos.ko_roots)
         if shared < 2 or not neg.ko_roots or not pos.ko_roots:
