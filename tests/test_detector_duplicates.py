@@ -357,6 +357,8 @@ def test_partition_by_namespace() -> None:
         ({"max_postings": 2.5}, "max_postings"),
         ({"partition_by": ["subject"]}, "partition_by"),
         ({"numbers_must_match": "yes"}, "numbers_must_match"),
+        ({"words": "lemmas"}, "words"),
+        ({"conflict_min_score": 2}, "conflict_min_score"),
         ({"treshold": 0.5}, "treshold"),
     ],
 )
@@ -417,3 +419,89 @@ def test_focused_analysis_matches_the_full_one_for_changed_memories() -> None:
         ]
         checked += len(expected)
     assert checked > 0
+
+
+# -- words: stems, containment links, conflicts (issue 10: duplicates on unseen data) ------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # function words go before stemming ("does" is one, its stem "doe" is not) ...
+        ("Does not schedule meetings before 10am.", ["not", "schedul", "meet", "befor", "10am"]),
+        # ... but not the words that carry a direction, a negation or a quantity
+        ("Turns the lights off", ["turn", "light", "off"]),
+        (
+            "Prefers dark mode in all of their editors",
+            ["prefer", "dark", "mod", "in", "all", "editor"],
+        ),
+        # Korean: particles and endings are cut (배포는 -> 배포, 합니다 -> 합니)
+        ("배포는 매주 화요일에 합니다", ["배포", "매주", "화요일", "합니"]),
+    ],
+)
+def test_tokens_by_stem(text: str, expected: list[str]) -> None:
+    assert Tokenizer(words="stems").tokens(text) == expected
+
+
+def test_words_stems_links_rewordings_that_plain_tokens_miss() -> None:
+    pairs = [
+        ("Prefers dark mode in every editor.", "Prefers dark mode in all of their editors."),
+        ("배포는 매주 화요일에 한다.", "매주 화요일에 배포합니다."),
+        ("서버 로그는 30일 동안 보관한다.", "서버 로그는 30일간 보관합니다."),
+    ]
+    for older, newer in pairs:
+        memories = [view("a", older, 1), view("b", newer, 2)]
+        assert run(memories) == [], older  # the paper's plain token sets do not link them
+        assert pairs_of(run(memories, words="stems", hangul="bigram")) == [("b", "a")], older
+
+
+def test_a_containment_link_scores_its_containment() -> None:
+    # all 4 words of the shorter memory are in the longer one, whose Jaccard is only 0.4:
+    # the detection's score is the share the link was made by, so a rule's min_score of 0.5
+    # (the Jaccard threshold) does not drop every containment link
+    short = "Runs the nightly backup script."
+    long = "Runs the nightly backup script from cron, logs to syslog and mails the ops team."
+    memories = [view("a", short, 1), view("b", long, 2)]
+    (d,) = run(memories, words="stems", containment=0.75, containment_floor=0.4)
+    assert d.score == pytest.approx(1.0)
+    assert d.details["link"] == "containment"
+    assert d.details["jaccard"] == pytest.approx(0.4)
+    assert "100% of the shorter memory's words" in d.reason
+    (plain,) = run([view("a", "w1 w2 w3", 1), view("b", "w1 w2 w3 w4", 2)])
+    assert plain.details["link"] == "jaccard" and plain.score == pytest.approx(0.75)
+
+
+def test_focused_analysis_finds_containment_links_too() -> None:
+    """An incremental scan links a restatement with detail as the full scan does."""
+    memories = [
+        view("a", "Runs the nightly backup script.", 1),
+        view(
+            "b",
+            "Runs the nightly backup script from cron, logs to syslog and mails the ops team.",
+            2,
+        ),
+        view("c", "Something else entirely", 3),
+    ]
+    params = {"words": "stems", "containment": 0.75, "containment_floor": 0.4}
+    full = run(memories, **params)
+    assert pairs_of(full) == [("b", "a")]
+    ctx = DetectContext(now=T0, settings=load_settings(), focus=frozenset({"b"}))
+    focused = DuplicateDetector(params).analyze_group(memories, ctx)
+    assert [(d.memory_ids, d.score) for d in focused] == [(d.memory_ids, d.score) for d in full]
+
+
+def test_conflicts_are_not_copies() -> None:
+    params = {"words": "stems", "conflicts_break_links": True, "conflict_min_score": 0.55}
+    # a statement and its negation: a contradiction (the pair judge's negation signal)
+    negated = [
+        view("a", "The user eats meat.", 1),
+        view("b", "The user doesn't eat meat anymore.", 2),
+    ]
+    assert pairs_of(run(negated, words="stems")) == [("b", "a")]
+    assert run(negated, **params) == []
+    # a negated alternative the other memory does not mention restates it
+    restated = [
+        view("a", "Uses Postgres for the billing service, not MySQL.", 1),
+        view("b", "The billing service uses Postgres.", 2),
+    ]
+    assert pairs_of(run(restated, **params)) == [("b", "a")]

@@ -57,6 +57,7 @@ Params (all optional):
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
@@ -79,7 +80,7 @@ from auditor.detectors.contradiction_frames import (
 from auditor.errors import ConfigError
 from auditor.vocab import SOURCE_TYPES
 
-__all__ = ["ContradictionDetector", "candidate_pairs", "suggested_resolution"]
+__all__ = ["ContradictionDetector", "candidate_pairs", "offline_signals", "suggested_resolution"]
 
 log = structlog.get_logger(__name__)
 
@@ -445,6 +446,30 @@ class ContradictionDetector(Detector):
             spans=spans,
             details=details,
         )
+
+
+@functools.cache
+def _default_lexicon() -> tuple[Lexicon, Mapping[str, frozenset[str]]]:
+    lex = Lexicon.from_params({})
+    return lex, cue_sets_for(lex)
+
+
+def offline_signals(older: str, newer: str) -> list[Signal]:
+    """The conflict signals the detector (default parameters, no LLM judge) reads between two
+    facts, older first: its pair judge corrected by its frames, as in :meth:`analyze_group`;
+    empty when it sees no conflict. For detectors that must not call a contradiction a copy.
+    """
+    lex = _default_lexicon()[0]
+    signals = judge_pair(_default_profile(older), _default_profile(newer), older, newer, lex)
+    return _with_frames(signals, older, newer, weak=False)
+
+
+@functools.lru_cache(maxsize=1024)
+def _default_profile(text: str) -> Profile:
+    """A fact's profile under the default lexicon (a store's copies share one; a profile is
+    about 12 KiB, so the cache stays near 12 MB)."""
+    lex, cues = _default_lexicon()
+    return build_profile(text, lex, cues)
 
 
 def _with_frames(signals: list[Signal], older: str, newer: str, *, weak: bool) -> list[Signal]:

@@ -48,6 +48,7 @@ __all__ = [
     "different_things",
     "frame_keys",
     "frames_of",
+    "ko_key",
     "never_every",
     "read_pair",
     "text_modality",
@@ -192,6 +193,10 @@ def _ko_key(word: str) -> str:
                 w = w[: -len(particle)]
                 break
     return w
+
+
+#: a Korean word without its particle or verb/copula ending (for other detectors' tokens)
+ko_key = _ko_key
 
 
 @functools.lru_cache(maxsize=65_536)

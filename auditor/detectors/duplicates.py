@@ -16,7 +16,12 @@ token sets:
   which makes particles count (``회의는`` and ``회의를`` differ); ``hangul="bigram"`` turns a
   run into character bigrams (a one-syllable run stays one token), which tolerates particles
   and endings and raises the similarity of Korean rewordings;
-* no stop words by default (the paper's plain sets); ``stop_words`` drops a given list.
+* no stop words by default (the paper's plain sets); ``stop_words`` drops a given list;
+* ``words="stems"`` (not the paper's: issue 10, chosen on hand-written pairs) compares words
+  by a light stem (the contradiction reader's), drops English function words
+  (:data:`FUNCTION_WORDS`: not those carrying a negation, a direction, a time relation or
+  a quantity) and cuts Korean particles and verb/copula endings before the Hangul mode
+  applies: "editors" meets "editor", "배포합니다" meets "배포는".
 
 Chinese and Japanese text without spaces becomes one token per run; the detector is not
 meant for them.
@@ -39,7 +44,8 @@ resolved copy by copy.
 
 Entities:
     ``near_duplicate``: an older memory whose content a newer memory of the same subject
-    repeats; score = the highest Jaccard similarity to a member it is linked with.
+    repeats; score = the strength of its strongest link: the Jaccard similarity, or for a
+    containment link the share of the shorter memory's tokens found in the longer one.
 
 Params:
     threshold (float, 0 < t <= 1, default 0.5): the clustering threshold.
@@ -51,13 +57,17 @@ Params:
     numbers_must_match (bool, default false): do not link two memories whose tokens with
         digits differ (templated facts about different values: two flights, two ids); off
         by default, as in the paper. Details always say whether the numbers differ.
-    conflicts_break_links (bool, default false): do not link two memories that give one
-        attribute two values ("the standup is on Mondays" / "... on Thursdays"), read by the
-        contradiction detector's open-vocabulary frames
-        (:mod:`auditor.detectors.contradiction_frames`): those are a contradiction, not a
-        copy; nor two memories saying one relation of two different named things ("project
-        A is licensed under MIT" / "project B ..."). A negated alternative ("X, not Y") or
-        added detail still links.
+    conflicts_break_links (bool, default false): do not link two memories that the
+        contradiction detector reads as conflicting (its pair judge and open-vocabulary
+        frames, :func:`auditor.detectors.contradiction.offline_signals`: two values of one
+        attribute, "the standup is on Mondays" / "... on Thursdays"; a statement and its
+        negation; two numbers or dates): those are a contradiction, not a copy; nor two
+        memories saying one relation of two different named things ("project A is licensed
+        under MIT" / "project B ..."). A negated alternative ("X, not Y") or added detail
+        still links.
+    conflict_min_score (float in [0, 1], default 0): only conflict signals this strong
+        break a link (the contradiction rules' ``min_score``, 0.55, in MA-DUP-001).
+    words ("plain" | "stems", default "plain"): plain tokens, or stems (see above).
     containment (float in (0, 1] or null, default null): also link a memory whose tokens are
         at least this share contained in a longer one (a restatement that adds detail:
         "written in Go" / "written in Go 1.22 with chi"), when the pair's Jaccard is at
@@ -79,8 +89,11 @@ from typing import Any, ClassVar, Literal
 import structlog
 
 from auditor.config import tier_rank
+from auditor.detectors._contradiction_data import EN_STOPWORDS
+from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.contradiction_frames import different_things, read_pair
+from auditor.detectors.contradiction import offline_signals
+from auditor.detectors.contradiction_frames import different_things, ko_key
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -103,6 +116,16 @@ DEFAULT_MAX_POSTINGS = 1000
 EPS = 1e-9
 PARTITION_FIELDS = ("namespace", "category", "kind")
 HANGUL_MODES = ("word", "bigram")
+WORD_MODES = ("plain", "stems")
+#: English words that do not change what a fact says, dropped with ``words: stems``: the
+#: contradiction reader's stop words without those that carry a negation, a direction, a
+#: time or size relation or a quantity ("not", "off", "before", "more", "every"): "turns the
+#: lights on" and "... off" must stay two different token sets.
+FUNCTION_WORDS: frozenset[str] = EN_STOPWORDS - frozenset(
+    """not no never nor neither without only t on off up down in out over under above below
+    before after again once more most less than same other another all any some each every
+    many much both either few""".split()
+)
 
 _HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
 #: a Hangul run, or a run of other word characters
@@ -123,11 +146,19 @@ class Tokenizer:
         ValueError: an unknown ``hangul`` mode.
     """
 
-    def __init__(self, hangul: str = "word", stop_words: Iterable[str] = ()) -> None:
+    def __init__(
+        self, hangul: str = "word", stop_words: Iterable[str] = (), words: str = "plain"
+    ) -> None:
         if hangul not in HANGUL_MODES:
             raise ValueError(f"hangul: must be one of {', '.join(HANGUL_MODES)}, not {hangul!r}")
+        if words not in WORD_MODES:
+            raise ValueError(f"words: must be one of {', '.join(WORD_MODES)}, not {words!r}")
         self.hangul = hangul
-        self.stop_words = frozenset(_normalise(w) for w in stop_words)
+        self.words = words
+        stop = {_normalise(w) for w in stop_words}
+        if words == "stems":
+            stop |= FUNCTION_WORDS
+        self.stop_words = frozenset(stop)
 
     def tokens(self, text: str) -> list[str]:
         """The tokens of ``text`` in order (repeats kept).
@@ -139,12 +170,20 @@ class Tokenizer:
             Lower-cased, NFKC-normalised word tokens, stop words removed.
         """
         out: list[str] = []
+        stems = self.words == "stems"
         for run in _TOKEN.findall(_normalise(text)):
-            if self.hangul == "bigram" and len(run) > 1 and _IS_HANGUL.match(run):
+            hangul = _IS_HANGUL.match(run) is not None
+            if stems:
+                if run in self.stop_words:
+                    continue  # before stemming: "does" is a function word, "doe" is not
+                run = ko_key(run) if hangul else stem(run)
+                if not run:
+                    continue  # a particle or an ending on its own
+            if self.hangul == "bigram" and len(run) > 1 and hangul:
                 out.extend(run[i : i + 2] for i in range(len(run) - 1))
             else:
                 out.append(run)
-        if self.stop_words:
+        if self.stop_words and not stems:
             out = [t for t in out if t not in self.stop_words]
         return out
 
@@ -318,10 +357,15 @@ def _view_key(m: MemoryView) -> tuple[datetime, datetime, str]:
     return newest_key(m.created_at, m.updated_at, m.memory_id)
 
 
-def _conflict(a: MemoryView, b: MemoryView) -> bool:
-    """Whether the contradiction frames read the two facts as two values of one attribute."""
+def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
+    """Whether two facts conflict rather than repeat each other: the contradiction detector
+    reads a conflict signal of at least ``min_score`` between them (two values of one
+    attribute, a negated statement, two numbers or dates: :func:`offline_signals`), or they
+    say one relation of two different named things."""
     older, newer = (a, b) if _view_key(a) <= _view_key(b) else (b, a)
-    return bool(read_pair(older.fact, newer.fact).signals) or different_things(a.fact, b.fact)
+    if any(sig.score >= min_score - EPS for sig in offline_signals(older.fact, newer.fact)):
+        return True
+    return different_things(a.fact, b.fact)
 
 
 def _share_param(params: Mapping[str, Any], name: str, default: float | None) -> float | None:
@@ -384,6 +428,8 @@ class DuplicateDetector(Detector):
             "conflicts_break_links",
             "containment",
             "containment_floor",
+            "words",
+            "conflict_min_score",
         }
     )
 
@@ -402,7 +448,11 @@ class DuplicateDetector(Detector):
         stop_words = self.params.get("stop_words", [])
         if not isinstance(stop_words, list) or not all(isinstance(w, str) for w in stop_words):
             raise ValueError("stop_words: must be a list of strings")
-        self.tokenizer = Tokenizer(str(self.params.get("hangul", "word")), stop_words)
+        self.tokenizer = Tokenizer(
+            str(self.params.get("hangul", "word")),
+            stop_words,
+            str(self.params.get("words", "plain")),
+        )
         max_postings = self.params.get("max_postings", DEFAULT_MAX_POSTINGS)
         if isinstance(max_postings, bool) or not isinstance(max_postings, int):
             raise ValueError("max_postings: must be an integer >= 1")
@@ -423,6 +473,10 @@ class DuplicateDetector(Detector):
         if not isinstance(breaks, bool):
             raise ValueError("conflicts_break_links: must be true or false")
         self.conflicts_break_links = breaks
+        least = self.params.get("conflict_min_score", 0.0)
+        if isinstance(least, bool) or not isinstance(least, (int, float)) or not 0 <= least <= 1:
+            raise ValueError("conflict_min_score: must be a number in [0, 1]")
+        self.conflict_min_score = float(least)
         self.containment = _share_param(self.params, "containment", None)
         floor = _share_param(self.params, "containment_floor", 0.3)
         self.containment_floor = 0.3 if floor is None else floor
@@ -487,23 +541,48 @@ class DuplicateDetector(Detector):
                 if key in seen_pairs:
                     continue
                 seen_pairs.add(key)
-                sim = jaccard(sets[i], other)
-                if sim >= self.threshold:
-                    found.append((key[0], key[1], sim))
+                strength = self._strength(sets, i, j, jaccard(sets[i], other))
+                if strength is not None:
+                    found.append((key[0], key[1], strength))
                     if j not in visited:
                         visited.add(j)
                         queue.append(j)
         return tuple(sorted(found))
 
-    def _links(self, sets: Sequence[frozenset[str]], pair: tuple[int, int, float]) -> bool:
-        """Whether a pair found below the threshold links by containment."""
-        i, j, sim = pair
+    def _floor(self) -> float:
+        """The lowest Jaccard at which two memories can link (containment searches lower)."""
+        if self.containment is None:
+            return self.threshold
+        return min(self.threshold, self.containment_floor)
+
+    def _strength(self, sets: Sequence[frozenset[str]], i: int, j: int, sim: float) -> float | None:
+        """How strongly two memories with Jaccard ``sim`` link, or None if they do not.
+
+        Their Jaccard when it reaches the threshold; for a restatement that adds detail (a
+        containment link, searched from ``containment_floor``), the share of the shorter
+        memory's tokens that the longer one holds: the measure the link was made by, which
+        is what the detection's score and the rule's ``min_score`` compare.
+        """
         if sim >= self.threshold - EPS:
-            return True
+            return sim
+        if self.containment is None or sim < self.containment_floor - EPS:
+            return None
         small = min(len(sets[i]), len(sets[j]))
-        if self.containment is None or small < 3:
-            return False
-        return len(sets[i] & sets[j]) / small >= self.containment - EPS
+        if small < 3:
+            return None
+        share = len(sets[i] & sets[j]) / small
+        return share if share >= self.containment - EPS else None
+
+    def _linked(
+        self, sets: Sequence[frozenset[str]], pairs: Iterable[tuple[int, int, float]]
+    ) -> tuple[tuple[int, int, float], ...]:
+        """The pairs that link, each with its strength (see :meth:`_strength`)."""
+        out: list[tuple[int, int, float]] = []
+        for i, j, sim in pairs:
+            strength = self._strength(sets, i, j, sim)
+            if strength is not None:
+                out.append((i, j, strength))
+        return tuple(out)
 
     def _analyze_part(
         self, part: Sequence[MemoryView], focus: frozenset[str] | None = None
@@ -515,10 +594,7 @@ class DuplicateDetector(Detector):
         if focus is not None and len(start) <= max(4, len(part) // 8):
             pairs = self._focus_pairs(sets, start)
         else:
-            floor = self.threshold
-            if self.containment is not None:
-                floor = min(floor, self.containment_floor)
-            search = similar_pairs(sets, floor, self.max_postings)
+            search = similar_pairs(sets, self._floor(), self.max_postings)
             if search.dropped_postings:
                 log.warning(
                     "duplicate_postings_capped",
@@ -526,11 +602,10 @@ class DuplicateDetector(Detector):
                     dropped=search.dropped_postings,
                     max_postings=self.max_postings,
                 )
-            pairs = search.pairs
-            if floor < self.threshold:
-                pairs = tuple(p for p in pairs if self._links(sets, p))
+            pairs = self._linked(sets, search.pairs)
         if self.conflicts_break_links:
-            pairs = tuple(p for p in pairs if not _conflict(part[p[0]], part[p[1]]))
+            least = self.conflict_min_score
+            pairs = tuple(p for p in pairs if not _conflict(part[p[0]], part[p[1]], least))
         if self.numbers_must_match:
             pairs = tuple(p for p in pairs if _numbers(sets[p[0]]) == _numbers(sets[p[1]]))
         if not pairs:
@@ -576,10 +651,18 @@ class DuplicateDetector(Detector):
             resolution["why"] = (
                 "the newest copy has a lower trust tier; superseding needs a reviewer's approval"
             )
+        partner_jaccard = jaccard(sets[dup], sets[member.partner])
+        contained = member.best > partner_jaccard + EPS  # linked by containment
+        if contained:
+            how = (
+                f"{member.best:.0%} of the shorter memory's words are in the other "
+                f"(containment >= {self.containment or 0:.2f}, a restatement with detail)"
+            )
+        else:
+            how = f"token Jaccard {member.best:.2f} >= {self.threshold:.2f}"
         reason = (
-            f"Near-duplicate of a newer memory of the same subject: token Jaccard "
-            f"{member.best:.2f} >= {self.threshold:.2f} in a cluster of {len(group)}; "
-            f"keep {keep_m.memory_id}, supersede {dup_m.memory_id}."
+            f"Near-duplicate of a newer memory of the same subject: {how} in a cluster of "
+            f"{len(group)}; keep {keep_m.memory_id}, supersede {dup_m.memory_id}."
         )
         return Detection(
             memory_ids=(keep_m.memory_id, dup_m.memory_id),
@@ -594,7 +677,8 @@ class DuplicateDetector(Detector):
             details={
                 "method": "token_set_jaccard",
                 "threshold": self.threshold,
-                "jaccard": round(member.best, 4),
+                "link": "containment" if contained else "jaccard",
+                "jaccard": round(partner_jaccard, 4),
                 "linked_to": part[member.partner].memory_id,
                 "jaccard_to_kept": round(to_kept, 4),
                 "cluster_size": len(group),
