@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,6 +201,15 @@ def test_the_dashboards_services_load_no_scan_engine() -> None:
     assert _hits(set(json.loads(done.stdout)), SCAN_ONLY) == []
 
 
+def _fresh_process(probe: str) -> dict[str, Any]:
+    """What ``probe`` (Python code) prints last, as JSON, run in a new interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
 def test_the_pii_detector_leaves_spacys_command_line_unloaded() -> None:
     # spaCy's __init__ imports its whole CLI (typer, weasel, the download command) for
     # ``spacy.info``: a third of a second of each scan's start-up, kept out; both still work
@@ -214,10 +224,7 @@ def test_the_pii_detector_leaves_spacys_command_line_unloaded() -> None:
         "    'download': callable(getattr(spacy.cli, 'download', None)),\n"
         "    'real': spacy.cli.__file__ is not None}))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _fresh_process(probe)
     assert "spacy" in report["loaded"] and "presidio_analyzer" in report["loaded"]
     assert _hits(set(report["loaded"]), ("spacy.cli", "typer", "weasel")) == []
     assert report["version"]  # spacy.info runs the real command's code
@@ -248,10 +255,7 @@ def test_presidios_own_patterns_are_not_compiled_twice_at_import() -> None:
         "print(json.dumps({'unused_compiled': any(p in seen for p in unused),\n"
         "    'checked': checked, 'finders': finders}))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _fresh_process(probe)
     assert report["unused_compiled"] is False
     assert report["checked"] is True  # a Pattern built after the import is checked as before
     assert "_PatternCheckDeferred" not in report["finders"]  # the import hook is gone

@@ -309,18 +309,8 @@ def _pair_score(
     hits: Sequence[Hit], gold: set[frozenset[str]], labels: dict[str, Any]
 ) -> LabelScore:
     """The score of the reported contradiction pairs against the labelled ones."""
-    reported = _pairs(hits)
     non = {frozenset(p) for p in labels.get("non_contradictions", [])}
-    return LabelScore(
-        "contradiction_pairs",
-        len(gold),
-        len(non),
-        tp=len(reported & gold),
-        fp=len(reported - gold),
-        fn=len(gold - reported),
-        misses=sorted("+".join(sorted(p)) for p in gold - reported),
-        false_alarms=sorted("+".join(sorted(p)) for p in reported - gold),
-    )
+    return _scored_pairs("contradiction_pairs", _pairs(hits), gold, non)
 
 
 def _duplicate_score(hits: Sequence[Hit], labels: dict[str, Any]) -> LabelScore:
@@ -330,11 +320,21 @@ def _duplicate_score(hits: Sequence[Hit], labels: dict[str, Any]) -> LabelScore:
     compared unordered. ``non_duplicates`` (pairs that must not be reported) are the
     negatives; any reported pair that is not a labelled duplicate counts as a false alarm.
     """
-    reported = _pairs(hits, "duplicate")
     gold = {frozenset(p) for p in labels.get("duplicates", [])}
     non = {frozenset(p) for p in labels.get("non_duplicates", [])}
+    return _scored_pairs("duplicate_pairs", _pairs(hits, "duplicate"), gold, non)
+
+
+def _scored_pairs(
+    label: str,
+    reported: set[frozenset[str]],
+    gold: set[frozenset[str]],
+    non: set[frozenset[str]],
+) -> LabelScore:
+    """Reported pairs against labelled ones (every reported pair not in ``gold`` is a false
+    alarm; ``non`` only sizes the negatives)."""
     return LabelScore(
-        "duplicate_pairs",
+        label,
         len(gold),
         len(non),
         tp=len(reported & gold),
