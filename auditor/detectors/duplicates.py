@@ -362,6 +362,8 @@ def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
     reads a conflict signal of at least ``min_score`` between them (two values of one
     attribute, a negated statement, two numbers or dates: :func:`offline_signals`), or they
     say one relation of two different named things."""
+    if a.fact == b.fact:
+        return False  # a copy word for word (most links of a store that repeats itself)
     older, newer = (a, b) if _view_key(a) <= _view_key(b) else (b, a)
     if any(sig.score >= min_score - EPS for sig in offline_signals(older.fact, newer.fact)):
         return True
