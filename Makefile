@@ -40,7 +40,7 @@ $(RUN_STAMP): pyproject.toml
 # which no installer compiles, and with PYTHONDONTWRITEBYTECODE every process (each scan,
 # each worker spawned, each CLI test) would compile them again (0.1-0.2 s of each start-up
 # here). compileall skips what is up to date; __pycache__ is ignored by git.
-bytecode:
+bytecode: $(RUN_STAMP)
 	@$(BIN)/python -m compileall -q auditor dashboard
 
 # The test extras with pip: it honours the machine's pip configuration (local wheel folders,
