@@ -68,8 +68,8 @@ FLAG_CASES: list[tuple[str, list[tuple[str, str]]]] = [
     (f"aws_secret_key = '{AWS_SECRET}'", [("aws_access_key", AWS_SECRET)]),
     (f"Slack bot: {SLACK}", [("slack_token", SLACK)]),
     (f"Stripe live key {STRIPE} for the shop", [("stripe_access_key", STRIPE)]),
-    (f"maps key {GOOGLE}", []),  # 38 chars after AIza: not a Google key (35)
-    (f"maps key {GOOGLE[:39]}", [("google_api_key", GOOGLE[:39])]),
+    (f"maps: {GOOGLE}", []),  # 38 chars after AIza: not a Google key (35)
+    (f"maps: {GOOGLE[:39]}", [("google_api_key", GOOGLE[:39])]),
     (f"Contents of id_rsa:\n{PEM}\nend", [("private_key", PEM)]),
     (
         "truncated: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz",

@@ -41,6 +41,8 @@ TOKEN_B = _rand(20)
 TOKEN_C = _rand(22)
 HEX_40 = _rand(40, _HEX)
 PASSWORD = _rand(7) + "!" + _rand(2, string.digits)
+TOKEN_D = _rand(24)
+GENERIC_VALUES = {TOKEN_A, TOKEN_B, TOKEN_C, TOKEN_D, HEX_40, PASSWORD}
 
 VENDOR_CASES = [
     (f"Notion integration for the wiki sync: {NOTION}", NOTION, "notion"),
@@ -131,6 +133,11 @@ GENERIC_CASES = [
     f"machine git.internal login deploy password {PASSWORD}",
     # an INI section
     f"[upload]\nendpoint = https://files.internal\nservice_secret = {TOKEN_C}\n",
+    # after a label whose colon reads as an assignment ("box: ci_token" must not hide it)
+    f"Notes from the staging box: ci_token = {TOKEN_A}",
+    # a credential word and the value after a space, no operator
+    f"the pager service TOKEN {TOKEN_D} (rotate in March)",
+    f"weatherfeedSecretKey {TOKEN_D}",
 ]
 
 
@@ -141,7 +148,7 @@ def test_generic_assignments_are_found(
     dets = _run(detector, ctx, text)
     assert len(dets) == 1, _values(dets, text)
     value = _values(dets, text)[0]
-    assert value in {TOKEN_A, TOKEN_B, TOKEN_C, HEX_40, PASSWORD}
+    assert value in GENERIC_VALUES
     assert value not in dets[0].reason
 
 
@@ -149,7 +156,7 @@ def test_generic_assignments_are_found(
 def test_generic_finder_alone_finds_them(text: str) -> None:
     """The generic finder itself (not detect-secrets, not the engine) covers each class."""
     found = [text[g.start : g.end] for g in find_assignments(text)]
-    assert found and set(found) <= {TOKEN_A, TOKEN_B, TOKEN_C, HEX_40, PASSWORD}, found
+    assert found and set(found) <= GENERIC_VALUES, found
 
 
 def test_prose_tokens_are_opt_in(ctx: DetectContext) -> None:
@@ -197,6 +204,12 @@ QUIET_CASES = [
     "public_key: " + TOKEN_A,
     "AUTH0_DOMAIN=tenant42.eu.auth0.com",
     '<add key="ClearTextPassword" value="" />',
+    # a password value of punctuation only (a separator list), public key ids and digests,
+    # credential words before ordinary words and numbers
+    "Snippet from the CSV parser: password: ',.:-\u00a8@*\u00bf?!'",
+    "imported the GPG key 4AEE18F83AFDEB23 from the keyserver",
+    "the SSH key SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 is the deploy host's",
+    "token limit 4096 per request, key rotation every 90 days",
     # prose about credentials, without one
     "Notion integration tokens start with ntn_ and live in the workspace settings.",
     "The API token was rotated on Monday; the new one is in Vault.",
@@ -284,6 +297,7 @@ def test_value_checks_by_key_class() -> None:
     assert not value_ok("required", "password", quoted=False)
     assert value_ok("correct horse battery", "password", quoted=True)
     assert not value_ok("correct horse battery", "password", quoted=False)
+    assert not value_ok(",.:-@*?!", "password", quoted=True)  # no letter, no digit
     # a bare "key" needs a longer, more random value than a token
     assert value_ok(TOKEN_A, "token", quoted=False)
     assert not value_ok(_rand(13), "key", quoted=False)

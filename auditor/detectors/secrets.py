@@ -232,6 +232,30 @@ def _looks_like_password(value: str) -> bool:
     return not (value.isdigit() and not 4 <= len(value) <= 12)
 
 
+#: Quoted words that name a type in an API's example body (``"password": "string"``).
+_TYPE_WORDS = frozenset(
+    {"string", "str", "text", "int", "integer", "number", "bool", "boolean", "object", "array"}
+)
+
+
+def _is_quoted(text: str, start: int, end: int) -> bool:
+    """Whether the matched value is one quoted string (``"centipede"``, ``'blooberry'``)."""
+    return end - start >= 2 and text[start] in "\"'`" and text[end - 1] == text[start]
+
+
+def _prose_link(text: str, match_start: int, value_start: int) -> bool:
+    """Whether the words before a value end in prose ("is", "set to"), not ``:`` / ``=``
+    (``password: "required"`` is a schema or a validation rule more often than a password)."""
+    link = text[match_start:value_start].rstrip(" \t\"'`")
+    return bool(link) and link[-1] not in ":=>"
+
+
+def _quoted_password(value: str) -> bool:
+    """A quoted value after a password word: a plain word counts ("the password is
+    'centipede'"); the quotes mark it as the literal value, not the sentence going on."""
+    return len(value) >= 4 and any(c.isalpha() for c in value) and value.lower() not in _TYPE_WORDS
+
+
 def _looks_random(value: str, min_len: int = 16) -> bool:
     """A token-like value: long enough, letters and digits, and not low-entropy."""
     return (
@@ -561,6 +585,8 @@ class SecretsDetector(Detector):
                 continue
             for m in pat.regex.finditer(text):
                 start, end = m.span(pat.group)
+                # a quoted value stated in prose ("the password is 'centipede'")
+                quoted = _is_quoted(text, start, end) and _prose_link(text, m.start(), start)
                 if pat.check != "none":
                     start, end = _trim(text, start, end)
                     if pat.check == "password":
@@ -580,7 +606,7 @@ class SecretsDetector(Detector):
                         continue
                     checks.append("not_placeholder")
                 if pat.check == "password":
-                    if not _looks_like_password(value):
+                    if not (_looks_like_password(value) or quoted and _quoted_password(value)):
                         continue
                     checks.append("password_shape")
                 elif pat.check == "token":
@@ -684,7 +710,8 @@ class SecretsDetector(Detector):
 
 
 def _plausible(text: str, f: _Found) -> bool:
-    """Drop placeholders, documented dummies and empty PEM blocks, whoever found them."""
+    """Drop placeholders, documented dummies, empty PEM blocks and digests (``SHA256:...``),
+    whoever found them."""
     if f.entity == "private_key":
         return not empty_pem_block(text, f.start)
     value = text[f.start : f.end]
@@ -697,10 +724,23 @@ def _plausible(text: str, f: _Found) -> bool:
     else:
         level = "token"
     reason = placeholder_reason(value, level=level)
+    if reason is None and _after_digest_label(text, f.start):
+        reason = "digest"
+    if reason is None and level == "stated" and value.lower() in _TYPE_WORDS:
+        reason = "type_name"  # {"password": "string"}: an API's example body
     if reason is None:
         return True
     f.details["dropped"] = reason
     return False
+
+
+#: ``SHA256:nThbg6kX...`` (an SSH key's fingerprint), ``MD5:...``: a digest, public.
+_DIGEST_LABELS = ("sha256:", "sha1:", "sha512:", "md5:", "sha384:")
+
+
+def _after_digest_label(text: str, start: int) -> bool:
+    """Whether the value at ``start`` follows a digest label (a fingerprint, not a secret)."""
+    return text[max(0, start - 7) : start].lower().endswith(_DIGEST_LABELS)
 
 
 def _whole_token(text: str, start: int, end: int) -> str:

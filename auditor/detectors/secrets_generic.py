@@ -3,8 +3,8 @@
 Vendor rule sets know prefixes (``ghp_``, ``xoxb-``, ...); many credentials have none: a
 service's token pasted as ``slack token = '...'``, ``xToken := "..."``, ``apiKey: ...`` in a
 YAML file, ``"client_secret": "..."`` in JSON, ``--api-key ...`` on a command line, ``token=...``
-inside a log line, ``login ... password ...`` in a ``.netrc``, or "the deploy token is ..." in
-prose. This finder is open-vocabulary on the *value* side: it does not list services, it
+inside a log line, ``login ... password ...`` in a ``.netrc``, a value pasted right after its
+name with no operator (``tyntec SECRET ...``), or "the deploy token is ..." in prose. This finder is open-vocabulary on the *value* side: it does not list services, it
 reads the key name and checks the value's shape.
 
 * The key name is split into words (separators and camelCase); it names a credential when a
@@ -16,6 +16,9 @@ reads the key name and checks the value's shape.
   generated (length, two character classes, entropy); a bare ``key`` needs the strictest
   check. Placeholders, templates and documented dummies are refused
   (:mod:`auditor.detectors.secrets_filters`).
+
+A match whose key names nothing secret does not hide what follows it: the search resumes at
+its value (``staging box: ci_token = ...`` first reads as the key ``box``).
 
 All patterns are linear: one bounded character class for the key, a literal operator, and a
 bounded value; no nested quantifiers.
@@ -117,6 +120,15 @@ _ASSIGN = re.compile(
 )
 #: ``--api-key VALUE``, ``--token=VALUE`` (command lines).
 _FLAG = re.compile(r"(?<![\w\-])--(?P<key>[A-Za-z][\w\-]{0,40})(?:=|\s{1,3})" + _VALUE)
+#: ``tyntec SECRET VALUE``, ``zonkaTOKEN VALUE``: a credential word and, after a space, a
+#: value in a token alphabet, with no operator between (a key pasted after its name). Only
+#: with a token or key word, and with the strict check (:data:`JUXTAPOSED_MIN_LEN` more).
+_JUXTAPOSED = re.compile(
+    r"(?<![\w.\-$])(?P<key>[A-Za-z_][\w.\-]{0,63})[ \t]{1,3}"
+    r"(?P<bare>[A-Za-z0-9+/_\-.]{16,256}={0,2})(?![\w+/=\-.:@])"
+)
+#: The shortest value the juxtaposed form accepts (a 16-character GPG key id is public).
+JUXTAPOSED_MIN_LEN = 20
 #: "the deploy token is VALUE", "my API key was: VALUE" (prose).
 _PROSE = re.compile(
     r"(?<![\w\-])(?P<key>tokens?|secrets?|api[ _\-]?keys?|keys?|credentials?|passwords?)"
@@ -201,6 +213,8 @@ def value_ok(value: str, key_class: KeyClass, *, quoted: bool) -> bool:
             return False
         if " " in value and not quoted:
             return False
+        if not any(c.isalnum() for c in value):  # punctuation only: a separator list, a mask
+            return False
         if _WORDY.fullmatch(value) and not quoted:
             return False
         has_digit = any(c.isdigit() for c in value)
@@ -271,6 +285,35 @@ def _korean(text: str) -> Iterator[GenericFinding]:
 _KO_TAIL = re.compile(r"\s{0,2}(?:은|는|이|가)?\s{0,2}(?:[:=]|->)?\s{0,2}" + _VALUE)
 
 
+def _juxtaposed_ok(value: str, key_class: KeyClass) -> bool:
+    """A value right after a credential word, without an operator: only a long, generated
+    one (letters and digits) under a token or key word, read with the strict key check."""
+    if key_class == "password" or len(value) < JUXTAPOSED_MIN_LEN:
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    return value_ok(value, "key", quoted=False)
+
+
+def _credential_keys(regex: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], KeyClass]]:
+    """The matches of ``regex`` whose key names a credential, with the key's class.
+
+    A match whose key names nothing secret is not skipped whole: the search resumes where
+    its value starts, since that "value" may be the next key (``staging box: api_token =
+    VALUE`` first matches as the key ``box`` with the value ``api_token``).
+    """
+    pos = 0
+    while (m := regex.search(text, pos)) is not None:
+        key_class = classify_key(m.group("key").replace(" ", "_"))
+        if key_class is not None:
+            yield m, key_class
+            pos = m.end()
+            continue
+        span = _value_span(m)
+        # resume at the value (always past the key, so the loop advances)
+        pos = span[0] if span is not None and span[0] > m.start() else m.end()
+
+
 def find_assignments(
     text: str, lower: str | None = None, *, prose: bool = False
 ) -> Iterator[GenericFinding]:
@@ -287,19 +330,21 @@ def find_assignments(
     patterns: tuple[tuple[str, re.Pattern[str]], ...] = (
         ("generic_assignment", _ASSIGN),
         ("generic_cli_flag", _FLAG),
+        ("generic_juxtaposed", _JUXTAPOSED),
     )
     if prose:
         patterns = (*patterns, ("generic_prose", _PROSE))
     if any(g in low for g in _GATES):
         for pattern, regex in patterns:
-            for m in regex.finditer(text):
-                key_class = classify_key(m.group("key").replace(" ", "_"))
-                if key_class is None:
-                    continue
+            for m, key_class in _credential_keys(regex, text):
                 span = _value_span(m)
                 if span is None:
                     continue
                 start, end, quoted = span
+                if pattern == "generic_juxtaposed" and not _juxtaposed_ok(
+                    text[start:end], key_class
+                ):
+                    continue
                 if value_ok(text[start:end], key_class, quoted=quoted):
                     yield GenericFinding(start, end, key_class, pattern, quoted)
         if "password" in low and "login" in low:

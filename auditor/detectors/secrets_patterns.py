@@ -2,7 +2,8 @@
 
 Data for :mod:`auditor.detectors.secrets`: passwords stated in prose (English and Korean),
 connection strings, whole PEM blocks, bearer / basic headers, unquoted AWS secret keys, Google
-and Anthropic API keys, and the placeholder words that mark a value as not real.
+and Anthropic API keys, password hashes in the modular crypt format, and the placeholder words
+that mark a value as not real.
 """
 
 from __future__ import annotations
@@ -88,6 +89,33 @@ _PW_GATE = (
 )
 _KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
 
+#: Modular crypt format password hashes (md5crypt and Apache's apr1, sha256crypt and
+#: sha512crypt with optional rounds, bcrypt, Cisco type 8 / 9, argon2): crackable offline,
+#: so a stored hash is a credential. Each alphabet and length is the format's own.
+_CRYPT_B64 = r"[./0-9A-Za-z]"
+_PASSWORD_HASH = (
+    rf"(?<![\w$])(?:\$(?:1|apr1|5|6)\$(?:rounds=\d{{1,9}}\$)?{_CRYPT_B64}{{1,16}}\$"
+    rf"{_CRYPT_B64}{{22,86}}"
+    rf"|\$2[abxy]\$\d{{2}}\${_CRYPT_B64}{{53}}"
+    rf"|\$[89]\${_CRYPT_B64}{{14}}\${_CRYPT_B64}{{43}}"
+    r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,3}\$[A-Za-z0-9+/]{8,64}"
+    r"\$[A-Za-z0-9+/]{16,128})"
+    rf"(?!{_CRYPT_B64})"
+)
+_HASH_GATE = (
+    "$1$",
+    "$apr1$",
+    "$5$",
+    "$6$",
+    "$2a$",
+    "$2b$",
+    "$2x$",
+    "$2y$",
+    "$8$",
+    "$9$",
+    "$argon2",
+)
+
 #: Patterns that detect-secrets lacks for memories (see the module docstring).
 EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
     ExtraPattern(
@@ -165,6 +193,16 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         check="none",
         priority=1,
         gate=("aws",),
+    ),
+    ExtraPattern(
+        id="password_hash_crypt",
+        entity="password_hash",
+        regex=re.compile(_PASSWORD_HASH),
+        group=0,
+        score=0.85,
+        check="none",
+        priority=1,
+        gate=_HASH_GATE,
     ),
     ExtraPattern(
         id="google_api_key",
