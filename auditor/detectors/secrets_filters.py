@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 import yaml
 
+from auditor.detectors.secrets_patterns import PLACEHOLDER_WORDS
+
 __all__ = [
     "Level",
     "PlaceholderTables",
@@ -141,6 +143,23 @@ def _repeats_short_unit(value: str, max_unit: int = 8) -> bool:
     return False
 
 
+def _stated_reason(v: str, t: PlaceholderTables) -> str | None:
+    """The checks of every level: empty, documented dummies, placeholder words, templates."""
+    if not v:
+        return "empty"
+    if v in t.documented_dummies or any(d in v for d in t.documented_dummies):
+        return "documented_dummy"
+    if "example" in v.lower():
+        return "documented_example"
+    if v.lower() in PLACEHOLDER_WORDS:  # "mongodb://user:password@host": the word, not a value
+        return "placeholder_word"
+    if any(m in v for m in t.template_markers) or _TEMPLATE.search(v):
+        return "template"
+    if len(v) >= 6 and len(set(v)) <= 2:
+        return "placeholder_run"
+    return None
+
+
 def placeholder_reason(value: str, *, level: Level = "token") -> str | None:
     """Why ``value`` is a placeholder or a documented dummy, or None when it may be real.
 
@@ -153,18 +172,9 @@ def placeholder_reason(value: str, *, level: Level = "token") -> str | None:
     """
     t = tables()
     v = value.strip().strip("\"'`")
-    if not v:
-        return "empty"
-    if v in t.documented_dummies or any(d in v for d in t.documented_dummies):
-        return "documented_dummy"
-    if "example" in v.lower():
-        return "documented_example"
-    if any(m in v for m in t.template_markers) or _TEMPLATE.search(v):
-        return "template"
-    if len(v) >= 6 and len(set(v)) <= 2:
-        return "placeholder_run"
-    if level == "stated":
-        return None
+    reason = _stated_reason(v, t)
+    if reason is not None or level == "stated":
+        return reason
     core = _PREFIX.sub("", v, count=1) or v
     if (len(core) >= 4 and len(set(core)) == 1) or _filler_body(v):
         return "placeholder_run"
@@ -201,7 +211,8 @@ def empty_pem_block(text: str, start: int) -> bool:
         return False
     body_end = window.find(_PEM_END, m.end())
     body = window[m.end() : body_end if body_end != -1 else len(window)]
-    core = "".join(body.split())
+    # a PEM inside a JSON or YAML string has escaped line ends ("...-----\\n...\\n-----END")
+    core = "".join(body.replace("\\n", "\n").replace("\\r", "\r").split())
     if _TEMPLATE.fullmatch(core):
         return True
     return all(ch in _PEM_FILLER for ch in core)

@@ -4,8 +4,9 @@ Vendor rule sets know prefixes (``ghp_``, ``xoxb-``, ...); many credentials have
 service's token pasted as ``slack token = '...'``, ``xToken := "..."``, ``apiKey: ...`` in a
 YAML file, ``"client_secret": "..."`` in JSON, ``--api-key ...`` on a command line, ``token=...``
 inside a log line, ``login ... password ...`` in a ``.netrc``, a value pasted right after its
-name with no operator (``tyntec SECRET ...``), or "the deploy token is ..." in prose. This finder is open-vocabulary on the *value* side: it does not list services, it
-reads the key name and checks the value's shape.
+name with no operator (``tyntec SECRET ...``), or "the deploy token is ..." in prose. This
+finder is open-vocabulary on the *value* side: it does not list services, it reads the key
+name and checks the value's shape.
 
 * The key name is split into words (separators and camelCase); it names a credential when a
   word (or the end of a glued word) is a password word, a token word, or ``key``
