@@ -66,6 +66,9 @@ _PW_STRONG = (
 _PW_WEAK = r"pw|pass|pin"
 #: What may stand between the password word and its value ("for the router", "at the cabin").
 _PW_QUALIFIER = r"(?:\s+(?:for|at|of|to|on|in|from|with)\s+[^\n.;:=\"'`]{1,40}?)?"
+#: A clause set off by commas between the word and its link ("the password, which the
+#: landlord changed, is ...").
+_PW_CLAUSE = r"(?:,\s{1,3}[^,\n.;:=\"'`]{1,60}?,)?"
 #: "is", "was changed to", ... (prose) or ":" / "=" (assignments).
 _PW_PROSE_LINK = (
     r"\s+(?:has been changed to|was changed to|changed to|is set to|set to|reset to|is now"
@@ -87,6 +90,8 @@ _PW_GATE = (
     "senha",
     "wachtwoord",
 )
+#: Codes that open a physical lock ("the alarm code for the studio: 4471").
+_ACCESS_CODE_WORDS = "alarm|door|gate|safe|lock|keypad|garage|entry"
 _KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
 
 #: Modular crypt format password hashes (md5crypt and Apache's apr1, sha256crypt and
@@ -228,7 +233,7 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         id="password_prose",
         entity="password_in_text",
         regex=re.compile(
-            rf"(?<![A-Za-z])(?:{_PW_STRONG})s?(?![A-Za-z]){_PW_QUALIFIER}"
+            rf"(?<![A-Za-z])(?:{_PW_STRONG})s?(?![A-Za-z]){_PW_QUALIFIER}{_PW_CLAUSE}"
             rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}){_PW_VALUE}",
             _I,
         ),
@@ -254,14 +259,15 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         id="pin_code",
         entity="password_in_text",
         regex=re.compile(
-            r"(?<![A-Za-z])(?:PIN|PIN code|pin code|passcode)\s*(?:is|:|=)?\s*"
+            r"(?<![A-Za-z])(?:PIN|PIN code|pin code|passcode"
+            rf"|(?i:(?:{_ACCESS_CODE_WORDS}) code)){_PW_QUALIFIER}\s*(?:is|:|=)?\s*"
             r"(?P<val>\d{4,8})(?!\d)"
         ),
         group="val",
         score=0.75,
         check="placeholder",
         priority=2,
-        gate=("pin", "passcode"),
+        gate=("pin", "passcode", *(f"{w} code" for w in _ACCESS_CODE_WORDS.split("|"))),
     ),
     ExtraPattern(
         id="password_korean",
