@@ -61,6 +61,7 @@ from auditor.detectors._injection_patterns import (
     needle_index,
 )
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.injection_quotes import QUOTES, is_reported_quote, reported_quote_spans
 from auditor.detectors.injection_text import (
     _b64,
     _hex,
@@ -114,47 +115,24 @@ class _Options:
     max_blob_chars: int
 
 
-#: quotation marks that open or close a quoted attack string
-_QUOTES = frozenset("'\"`“”‘’«»「」『』")
-#: words of a reporting or security-discussion context around a quoted attack string
-_REPORTING_RE = re.compile(
-    r"\b(?:attackers?|adversar\w{0,6}|hackers?|papers?|researchers?|study|studies|articles?"
-    r"|reports?|reported|examples?|e\.g\.|such\s+as|phrases?|strings?|prompt[\s-]injections?"
-    r"|jailbreaks?|payloads?|malicious|attacks?|techniques?|known\s+as|so-called|called"
-    r"|classifiers?|filters?|detects?|detection|blocks?|flags?)\b"
-    r"|공격자|논문|연구|예시|예를\s{0,2}들어|보고서|사례|기법|수법|탐지|차단",
-    re.I,
-)
-_QUOTE_OPEN_WINDOW = 3
-_QUOTE_CLOSE_WINDOW = 120
-_REPORT_WINDOW = 200
-
-
-def _is_reported_quote(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is a quoted attack string in a reporting context.
-
-    "The paper shows attackers write 'ignore previous instructions'": the match opens right
-    after a quotation mark, the quotation closes soon after it, and the words around the
-    quotation discuss attacks rather than address the assistant.
-    """
-    before = text[max(0, start - _QUOTE_OPEN_WINDOW) : start]
-    if not any(c in _QUOTES for c in before) or "\n" in before:
-        return False
-    tail = text[end : end + _QUOTE_CLOSE_WINDOW]
-    close = next((k for k, c in enumerate(tail) if c in _QUOTES or c == "\n"), -1)
-    if close < 0 or tail[close] == "\n":
-        return False
-    q_start = start - len(before)
-    q_end = end + close + 1
-    context = text[max(0, q_start - _REPORT_WINDOW) : q_start] + " " + text[q_end : q_end + 100]
-    return _REPORTING_RE.search(context) is not None
-
-
 def _drop_reported(hits: list[_Hit], text: str) -> list[_Hit]:
     """The hits that are not quoted attack strings in a reporting context."""
-    if not any(c in _QUOTES for c in text):
+    if not hits or not any(c in QUOTES for c in text):
         return hits
-    return [h for h in hits if not _is_reported_quote(text, h.start, h.end)]
+    quoted = reported_quote_spans(text)
+    return [
+        h
+        for h in hits
+        if not is_reported_quote(text, h.start, h.end)
+        and not any(_mostly_inside(h.start, h.end, s, e) for s, e in quoted)
+    ]
+
+
+def _mostly_inside(start: int, end: int, q_start: int, q_end: int) -> bool:
+    """Whether at least half of ``[start, end)`` lies inside the quotation ``[q_start,
+    q_end)`` (a match may take a verb before the quotation mark with it)."""
+    overlap = min(end, q_end) - max(start, q_start)
+    return overlap > 0 and 2 * overlap >= end - start
 
 
 #: nothing but blanks, sentence ends and JSON-escaped newlines ("\\n") before a request

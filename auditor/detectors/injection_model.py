@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
+from auditor.detectors.injection_quotes import reported_quote_spans
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -337,6 +338,18 @@ def load_model(path: str | None = None) -> InjectionModel:
     return model_from_bytes(Path(path or DEFAULT_MODEL).read_bytes())
 
 
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by as many spaces (positions unchanged)."""
+    parts: list[str] = []
+    at = 0
+    for start, end in spans:
+        parts.append(text[at:start])
+        parts.append(" " * (end - start))
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
 def _merge(starts: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for s, e in sorted(zip(starts, ends, strict=True)):
@@ -370,11 +383,24 @@ class InjectionModelDetector(Detector):
         if self.max_chars < 1024:
             raise ValueError("params.max_chars must be at least 1024")
 
+    def _only_what_it_quotes(self, text: str) -> bool:
+        """Whether the text reads as an instruction only through quotations that a reporting
+        context surrounds (:func:`auditor.detectors.injection_quotes.reported_quote_spans`):
+        scored again with them blanked, it stays under ``min_score``."""
+        spans = reported_quote_spans(text)
+        if not spans:
+            return False
+        rest = self.model.score(_blank_spans(text, spans), self.window, self.max_chars)
+        return rest.best < self.min_score
+
     def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
-        """One detection when the best window's probability reaches ``min_score``."""
+        """One detection when the best window's probability reaches ``min_score``, unless
+        only quotations in a reporting context carry it (a write-up quoting an attack)."""
         result = self.model.score(memory.fact, self.window, self.max_chars)
         best = result.best
         if best < self.min_score or not memory.fact.strip():
+            return []
+        if self._only_what_it_quotes(memory.fact):
             return []
         hot = np.flatnonzero(result.probs >= self.min_score)
         spans = tuple(
