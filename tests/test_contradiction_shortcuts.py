@@ -16,7 +16,7 @@ from auditor.detectors import _contradiction_data as data
 from auditor.detectors import _contradiction_profile as profile_mod
 from auditor.detectors import _contradiction_quantities as quantities_mod
 from auditor.detectors import _contradiction_text as text_mod
-from auditor.detectors import contradiction_frames as frames_mod
+from auditor.detectors import _frame_words as frames_mod
 from auditor.detectors._contradiction_candidates import candidate_pairs
 from auditor.detectors.base import DetectContext, MemoryView
 from auditor.detectors.contradiction import ContradictionDetector

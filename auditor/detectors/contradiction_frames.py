@@ -5,8 +5,18 @@ A *frame* is read from one sentence by structure, not from value lists: the attr
 under", "the meeting | lasts", "사내 위키는 | ... 운영한다"), and the value (whatever follows:
 "AGPL-3.0", "30 minutes", "Notion"). English: ``HEAD (copula | relation verb [participle]
 [preposition]) VALUE`` and ``HEAD: VALUE``; a sentence without a subject ("Works at Naver",
-"Never deploys on Fridays") has the user as its subject and the verb as its head. Korean:
-``HEAD은/는 VALUE PREDICATE`` (the topic-marked phrase is the head; "X의 Y는 Z" too).
+"Never deploys on Fridays") has the user as its subject and the verb as its head; "only"
+inside the relation ("ships only for iOS") marks the value, not the relation. Korean:
+``HEAD은/는 VALUE PREDICATE`` (the topic-marked phrase is the head; "X의 Y는 Z" too) and the
+existential ``[WHEN] HEAD이/가 있다`` ("매주 화요일에 피아노 레슨이 있다"), whose typed values
+alone are compared. Tokens, Korean keys and typed values come from
+:mod:`auditor.detectors._frame_words`.
+
+Two relations match when they are equal, both copulas, or in one group of the data file's
+``relation_groups`` ("is licensed under" / "is distributed under"; "ships for" / "is
+available on"; "goes out" / "is sent" for a schedule, only when both frames carry typed
+values of one kind, so "is written every Thursday" / "goes out every Monday" stay two
+events).
 
 :func:`compare_frames` decides a pair of frames:
 
@@ -29,16 +39,22 @@ Every regular expression here is linear-time (no nested unbounded quantifiers).
 from __future__ import annotations
 
 import functools
-import json
 import re
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_words import (
+    Tok,
+    _data,
+    _is_hangul,
+    _number,
+    _tokens,
+    _typed,
+    ko_key,
+)
 
 __all__ = [
     "Frame",
@@ -54,18 +70,7 @@ __all__ = [
     "text_modality",
 ]
 
-_DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
-
-#: Hangul runs, other word runs (joined by ' . + # / - inside: Node.js, GPL-3.0, C++), ":"
-#: and "," as tokens. Each repetition needs a separator outside the run class: linear time.
-_TOKEN = re.compile(
-    r"\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
-)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_NUM = re.compile(r"^(\d{1,6})(?:\.(\d{1,3}))?$")
-_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
-_CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
-_KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
 _MAX_FRAMES = 4
 _MAX_VALUE_TOKENS = 8
 #: Untyped values longer than this (content words) are paraphrase-prone: judge only.
@@ -75,26 +80,6 @@ _APPROX = frozenset(
 )
 
 Modality = Literal["current", "plan", "past", "hypothetical"]
-
-
-@functools.cache
-def _data() -> dict[str, Any]:
-    with _DATA_PATH.open(encoding="utf-8") as fh:
-        raw: dict[str, Any] = json.load(fh)
-    out: dict[str, Any] = dict(raw)
-    for key, value in raw.items():
-        if isinstance(value, list):
-            out[key + "_set"] = frozenset(value)
-    return out
-
-
-class Tok(NamedTuple):
-    """One token: lower-cased text, key (stem or Korean root), offsets (a tuple: cheap)."""
-
-    low: str
-    key: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,69 +141,9 @@ class FrameVerdict:
     newer_span: tuple[int, int]
 
 
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 #: Facts whose frames, modality and schedule are remembered: four times a big subject's
 #: window and overlap (2,500 memories), so one scan does not keep most of a store's texts.
 _FACT_CACHE = 10_000
-
-
-def _is_hangul(s: str) -> bool:
-    return _HANGUL.search(s) is not None
-
-
-@functools.cache
-def _by_length(key: str) -> tuple[str, ...]:
-    """A word list of the data file, longest first (suffix stripping tries long ones first)."""
-    return tuple(sorted(_data()[key], key=len, reverse=True))
-
-
-@functools.lru_cache(maxsize=65_536)
-def _ko_key(word: str) -> str:
-    """A Korean token without its particle or verb/copula ending (rough, deterministic)."""
-    d = _data()
-    w = word
-    if w in d["ko_particles_value_set"] or w in d["ko_copula_endings_set"]:
-        return ""
-    for ending in _by_length("ko_verb_endings"):
-        if " " not in ending and w.endswith(ending) and len(w) > len(ending):
-            w = w[: -len(ending)]
-            break
-    for ending in _by_length("ko_copula_endings"):
-        if w.endswith(ending) and len(w) > len(ending) + 1:
-            w = w[: -len(ending)]
-            break
-    for _round in range(2):  # "오전에만": 만, then 에
-        for particle in _by_length("ko_particles_value"):
-            if w.endswith(particle) and len(w) > len(particle) + 1:
-                w = w[: -len(particle)]
-                break
-    return w
-
-
-#: a Korean word without its particle or verb/copula ending (for other detectors' tokens)
-ko_key = _ko_key
-
-
-@functools.lru_cache(maxsize=65_536)
-def _word(raw: str) -> tuple[str, str]:
-    """One word's (normalised lower case, key), read once per distinct word."""
-    if raw.isascii():  # NFKC leaves ASCII alone, and ASCII holds no Hangul
-        low = raw.lower()
-        return low, stem(low)
-    low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
-    return low, _ko_key(low) if _is_hangul(low) else stem(low)
-
-
-@functools.lru_cache(maxsize=16_384)
-def _tokens(text: str) -> tuple[Tok, ...]:
-    """The tokens of a text (cached: a fact is read several times per candidate pair)."""
-    word = _word
-    make = tuple.__new__  # Tok(...) without the named tuple's Python-level __new__
-    out: list[Tok] = []
-    for m in _TOKEN.finditer(text):
-        low, key = word(m.group())
-        out.append(make(Tok, (low, key, m.start(), m.end())))
-    return tuple(out)
 
 
 def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
@@ -252,111 +177,6 @@ def text_modality(text: str) -> Modality:
     """Whether a whole fact states the present, a plan, a past state or a hypothetical."""
     toks = _tokens(text)
     return _modality([t.low for t in toks], text, any(_is_hangul(t.low) for t in toks))
-
-
-def _number(low: str) -> float | None:
-    m = _NUM.match(low)
-    if m:
-        return float(m.group(0))
-    value = _data()["number_words"].get(low)
-    return float(value) if value is not None else None
-
-
-def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
-    """Typed values among ``toks`` (a value region)."""
-    d = _data()
-    out: dict[str, set[Any]] = {}
-    weekdays, dayparts, units = d["weekdays"], d["dayparts"], d["duration_units"]
-    months = {k: v for k, v in _month_names().items()}
-    lows = [t.low for t in toks]
-    keys = [t.key for t in toks]
-    for i, t in enumerate(toks):
-        low, key = t.low, t.key
-        for cand in (low, key):
-            if cand in weekdays:
-                out.setdefault("weekday", set()).add(weekdays[cand])
-                break
-            if ko and any(cand.startswith(w) for w in weekdays if _is_hangul(w)):
-                wd = next(w for w in weekdays if _is_hangul(w) and cand.startswith(w))
-                out.setdefault("weekday", set()).add(weekdays[wd])
-                break
-        if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
-            out.setdefault("weekday", set()).update({6, 7})
-        part = dayparts.get(low) or dayparts.get(key)
-        if part:
-            out.setdefault("daypart", set()).add(part)
-        m = _ORDINAL.match(low)
-        if m:
-            out.setdefault("dom", set()).add(int(m.group(1)))
-        clock = _CLOCK.match(low)
-        if clock and clock.group(3):
-            hour = int(clock.group(1)) % 12 + (12 if clock.group(3) == "pm" else 0)
-            out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
-        num = _number(low)
-        nxt = lows[i + 1] if i + 1 < len(lows) else ""
-        if num is not None and nxt:
-            if nxt in months and not (i > 0 and lows[i - 1] in months):
-                out.setdefault("date", set()).add((months[nxt], int(num)))
-            elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
-                out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
-            elif low not in ("a", "an", "one") or nxt in units:
-                out.setdefault("count:" + keys[i + 1], set()).add(num)
-        if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
-            day = int(float(lows[i + 1]))
-            if 1 <= day <= 31:
-                out.setdefault("date", set()).add((months[low], day))
-        elif low in months and len(low) > 3:
-            out.setdefault("month", set()).add(months[low])
-        if ko:
-            km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
-            if km:
-                num_s, unit = km.group(1), km.group(2)
-                unit_key = next(
-                    (
-                        u
-                        for u in sorted(units, key=len, reverse=True)
-                        if unit.startswith(u) and _is_hangul(u)
-                    ),
-                    "",
-                )
-                if unit.startswith("월") and i + 1 < len(toks):
-                    day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
-                    if day_m and day_m.group(2).startswith("일"):
-                        out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
-                        continue
-                if unit.startswith("월"):
-                    out.setdefault("month", set()).add(int(num_s))
-                elif unit_key and not unit.startswith("일"):
-                    out.setdefault("duration", set()).add(
-                        round(float(num_s) * float(units[unit_key]), 2)
-                    )
-                elif not unit.startswith("일"):
-                    out.setdefault("count:" + unit[:1], set()).add(float(num_s))
-    _merge_compound_durations(toks, out, units)
-    return out
-
-
-def _merge_compound_durations(
-    toks: Sequence[Tok], out: dict[str, set[Any]], units: dict[str, float]
-) -> None:
-    """ "1시간 30분" / "1 hour 30 minutes" is one duration, not two."""
-    durations = out.get("duration")
-    if not durations or len(durations) < 2:
-        return
-    total = 0.0
-    for t in toks:
-        m = _KO_NUM_UNIT.match(t.low)
-        if m and m.group(2) in units:
-            total += float(m.group(1)) * float(units[m.group(2)])
-    if total:
-        out["duration"] = {round(total, 2)}
-
-
-@functools.cache
-def _month_names() -> dict[str, int]:
-    from auditor.detectors._contradiction_data import MONTHS
-
-    return dict(MONTHS)
 
 
 def _clause_end(toks: Sequence[Tok], start: int) -> int:
@@ -405,6 +225,17 @@ def _en_functional(verb: str, rel_parts: Sequence[str], head_toks: Sequence[Tok]
     return bool(verb in d["functional_verbs_set"] and verb not in d["multi_valued_verbs_set"])
 
 
+def _only_before_relation(lows: Sequence[str], j: int, d: Mapping[str, Any]) -> bool:
+    """Whether ``lows[j]`` is "only" (or "just", ...) right before a participle or a
+    preposition that continues the relation ("ships only for", "is only available on")."""
+    if lows[j] not in d["only_words_set"] or j + 1 >= len(lows):
+        return False
+    nxt = lows[j + 1]
+    return nxt in d["participles_set"] or (
+        nxt in d["prepositions_set"] and nxt not in ("every", "each")
+    )
+
+
 def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     d = _data()
     lows = [t.low for t in toks]
@@ -420,12 +251,17 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     ]
     rel_parts = [lows[boundary] if lows[boundary] != ":" else ":"]
     j = boundary + 1
+    only_in_rel = False
     while j < n and (
         lows[j] in d["participles_set"]
         or lows[j] in d["relation_particles_set"]
         or (lows[j].endswith("ed") and len(lows[j]) > 4 and rel_parts[0] in d["copulas_set"])
+        or _only_before_relation(lows, j, d)
     ):
-        rel_parts.append(lows[j])
+        if lows[j] in d["only_words_set"]:
+            only_in_rel = True  # "ships only for iOS": the relation is "ships for"
+        else:
+            rel_parts.append(lows[j])
         j += 1
     while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
         rel_parts.append(lows[j])
@@ -445,7 +281,9 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     else:
         rel = " ".join(stem(p) for p in rel_parts if p not in d["copulas_set"]) or "="
     before = lows[:boundary]
-    only = any(w in d["only_words_set"] for w in before + [t.low for t in value_toks])
+    only = only_in_rel or any(
+        w in d["only_words_set"] for w in before + [t.low for t in value_toks]
+    )
     conj = any(t.low in d["conjunctions_set"] for t in value_toks)
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
     typed = _typed(value_toks, False)
@@ -477,6 +315,31 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     )
 
 
+#: Korean endings of "there is" (an existential predicate: "[when] [thing]이 있다").
+_KO_EXISTENTIAL = ("있다", "있음", "있어요", "있어", "있습니다", "있고", "있는데")
+
+
+def _ko_existential(toks: Sequence[Tok]) -> tuple[Sequence[Tok], Sequence[Tok]] | None:
+    """``(head tokens, value tokens)`` of "매주 화요일에 피아노 레슨이 있다" (every Tuesday
+    there is a piano lesson): the subject marked 이/가 right before an existential
+    predicate is the head (with the bare nouns before it), the adverbials before it the
+    value. None for any other shape."""
+    if len(toks) < 3 or not toks[-1].low.startswith(_KO_EXISTENTIAL):
+        return None
+    subject = len(toks) - 2
+    low = toks[subject].low
+    if not (_is_hangul(low) and len(low) >= 2 and low.endswith(("이", "가"))):
+        return None
+    start = subject
+    while (
+        start > 0 and _is_hangul(toks[start - 1].low) and toks[start - 1].key == toks[start - 1].low
+    ):
+        start -= 1  # bare nouns of the subject ("피아노 레슨이"): no particle, no ending
+    if start == 0:
+        return None
+    return toks[start : subject + 1], toks[:start]
+
+
 def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     d = _data()
     adverbial = d["ko_adverbial_topics"]
@@ -488,7 +351,11 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
             topic = i
             break
     if topic < 0 or topic + 1 >= len(toks):
-        return None
+        existential = _ko_existential(toks)
+        if existential is None:
+            return None
+        head_toks, value_toks = existential
+        return _ko_typed_only(text, toks, head_toks, value_toks)
     head = frozenset(_bigrams(" ".join(t.key for t in toks[: topic + 1])))
     value_toks = toks[topic + 1 :][:_MAX_VALUE_TOKENS]
     for k, t in enumerate(value_toks):
@@ -537,6 +404,31 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         only,
         conj,
         negated,
+        _modality([t.low for t in toks], text, True),
+        (value_toks[0].start, value_toks[-1].end),
+        any(w in t.low for t in value_toks for w in ("약", "대략", "정도", "쯤", "가량")),
+    )
+
+
+def _ko_typed_only(
+    text: str, toks: Sequence[Tok], head_toks: Sequence[Tok], value_toks: Sequence[Tok]
+) -> Frame | None:
+    """The frame of an existential sentence: only its typed values (when, how often, how
+    long) are compared; the adverbials' other words are not values of the thing."""
+    typed = _typed(value_toks, True)
+    if not typed:
+        return None
+    return Frame(
+        "ko",
+        frozenset(_bigrams(" ".join(t.key for t in head_toks))),
+        "=",
+        True,
+        True,
+        frozenset(),
+        tuple(sorted((k, frozenset(v)) for k, v in typed.items())),
+        False,
+        False,
+        False,
         _modality([t.low for t in toks], text, True),
         (value_toks[0].start, value_toks[-1].end),
         any(w in t.low for t in value_toks for w in ("약", "대략", "정도", "쯤", "가량")),
@@ -607,7 +499,31 @@ def _heads_match(a: Frame, b: Frame) -> bool:
     overlap = len(a.head & b.head) / len(a.head | b.head)
     if a.lang == "ko":
         return overlap >= 0.6 and (a.rel == b.rel or bool(_typed_kinds(a) & _typed_kinds(b)))
-    return overlap >= 0.5 and (a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"))
+    if overlap < 0.5:
+        return False
+    if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
+        return True
+    group = _relation_groups().get(a.rel)
+    if group is None or group != _relation_groups().get(b.rel):
+        return False
+    # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
+    return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
+
+
+@functools.cache
+def _relation_groups() -> dict[str, str]:
+    """Relation key -> its group (``relation_groups`` of the data file), keyed as
+    :func:`_en_frame` builds a relation: stems of its words without the copula."""
+    copulas = _data()["copulas_set"]
+    out: dict[str, str] = {}
+    for group, phrases in _data()["relation_groups"].items():
+        if group.startswith("_"):
+            continue
+        for phrase in phrases:
+            words = phrase.split()
+            key = " ".join(stem(w) for w in words if w not in copulas) or phrase
+            out[key] = group
+    return out
 
 
 def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:

@@ -1,0 +1,223 @@
+"""The words of the contradiction frames: tokens, Korean keys, typed values, the data file.
+
+:mod:`auditor.detectors.contradiction_frames` reads frames from these: :func:`_tokens` splits
+a text into :class:`Tok` (lower case, key: an English stem or a Korean word without its
+particle or ending, offsets), :func:`_ko_key` is that Korean key, and :func:`_typed` reads the
+typed values of a value region (weekdays, weekend, parts of the day, dates, months,
+durations, counts with a unit, clock times, days of the month). The cue words are data
+(``data/contradiction_frames.json``, :func:`_data`). Every regular expression here is
+linear-time.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from auditor.detectors._contradiction_text import stem
+
+_DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
+
+#: Hangul runs, other word runs (joined by ' . + # / - inside: Node.js, GPL-3.0, C++), ":"
+#: and "," as tokens. Each repetition needs a separator outside the run class: linear time.
+_TOKEN = re.compile(
+    r"\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
+)
+
+
+_NUM = re.compile(r"^(\d{1,6})(?:\.(\d{1,3}))?$")
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
+_KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
+
+
+@functools.cache
+def _data() -> dict[str, Any]:
+    with _DATA_PATH.open(encoding="utf-8") as fh:
+        raw: dict[str, Any] = json.load(fh)
+    out: dict[str, Any] = dict(raw)
+    for key, value in raw.items():
+        if isinstance(value, list):
+            out[key + "_set"] = frozenset(value)
+    return out
+
+
+class Tok(NamedTuple):
+    """One token: lower-cased text, key (stem or Korean root), offsets (a tuple: cheap)."""
+
+    low: str
+    key: str
+    start: int
+    end: int
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def _is_hangul(s: str) -> bool:
+    return _HANGUL.search(s) is not None
+
+
+@functools.cache
+def _by_length(key: str) -> tuple[str, ...]:
+    """A word list of the data file, longest first (suffix stripping tries long ones first)."""
+    return tuple(sorted(_data()[key], key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _ko_key(word: str) -> str:
+    """A Korean token without its particle or verb/copula ending (rough, deterministic)."""
+    d = _data()
+    w = word
+    if w in d["ko_particles_value_set"] or w in d["ko_copula_endings_set"]:
+        return ""
+    for ending in _by_length("ko_verb_endings"):
+        if " " not in ending and w.endswith(ending) and len(w) > len(ending):
+            w = w[: -len(ending)]
+            break
+    for ending in _by_length("ko_copula_endings"):
+        if w.endswith(ending) and len(w) > len(ending) + 1:
+            w = w[: -len(ending)]
+            break
+    for _round in range(2):  # "오전에만": 만, then 에
+        for particle in _by_length("ko_particles_value"):
+            if w.endswith(particle) and len(w) > len(particle) + 1:
+                w = w[: -len(particle)]
+                break
+    return w
+
+
+#: a Korean word without its particle or verb/copula ending (for other detectors' tokens)
+ko_key = _ko_key
+
+
+@functools.lru_cache(maxsize=65_536)
+def _word(raw: str) -> tuple[str, str]:
+    """One word's (normalised lower case, key), read once per distinct word."""
+    if raw.isascii():  # NFKC leaves ASCII alone, and ASCII holds no Hangul
+        low = raw.lower()
+        return low, stem(low)
+    low = unicodedata.normalize("NFKC", raw).lower().replace("’", "'")
+    return low, _ko_key(low) if _is_hangul(low) else stem(low)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _tokens(text: str) -> tuple[Tok, ...]:
+    """The tokens of a text (cached: a fact is read several times per candidate pair)."""
+    word = _word
+    make = tuple.__new__  # Tok(...) without the named tuple's Python-level __new__
+    out: list[Tok] = []
+    for m in _TOKEN.finditer(text):
+        low, key = word(m.group())
+        out.append(make(Tok, (low, key, m.start(), m.end())))
+    return tuple(out)
+
+
+def _number(low: str) -> float | None:
+    m = _NUM.match(low)
+    if m:
+        return float(m.group(0))
+    value = _data()["number_words"].get(low)
+    return float(value) if value is not None else None
+
+
+def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
+    """Typed values among ``toks`` (a value region)."""
+    d = _data()
+    out: dict[str, set[Any]] = {}
+    weekdays, dayparts, units = d["weekdays"], d["dayparts"], d["duration_units"]
+    months = {k: v for k, v in _month_names().items()}
+    lows = [t.low for t in toks]
+    keys = [t.key for t in toks]
+    for i, t in enumerate(toks):
+        low, key = t.low, t.key
+        for cand in (low, key):
+            if cand in weekdays:
+                out.setdefault("weekday", set()).add(weekdays[cand])
+                break
+            if ko and any(cand.startswith(w) for w in weekdays if _is_hangul(w)):
+                wd = next(w for w in weekdays if _is_hangul(w) and cand.startswith(w))
+                out.setdefault("weekday", set()).add(weekdays[wd])
+                break
+        if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
+            out.setdefault("weekday", set()).update({6, 7})
+        part = dayparts.get(low) or dayparts.get(key)
+        if part:
+            out.setdefault("daypart", set()).add(part)
+        m = _ORDINAL.match(low)
+        if m:
+            out.setdefault("dom", set()).add(int(m.group(1)))
+        clock = _CLOCK.match(low)
+        if clock and clock.group(3):
+            hour = int(clock.group(1)) % 12 + (12 if clock.group(3) == "pm" else 0)
+            out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
+        num = _number(low)
+        nxt = lows[i + 1] if i + 1 < len(lows) else ""
+        if num is not None and nxt:
+            if nxt in months and not (i > 0 and lows[i - 1] in months):
+                out.setdefault("date", set()).add((months[nxt], int(num)))
+            elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
+                out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
+            elif low not in ("a", "an", "one") or nxt in units:
+                out.setdefault("count:" + keys[i + 1], set()).add(num)
+        if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
+            day = int(float(lows[i + 1]))
+            if 1 <= day <= 31:
+                out.setdefault("date", set()).add((months[low], day))
+        elif low in months and len(low) > 3:
+            out.setdefault("month", set()).add(months[low])
+        if ko:
+            km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
+            if km:
+                num_s, unit = km.group(1), km.group(2)
+                unit_key = next(
+                    (
+                        u
+                        for u in sorted(units, key=len, reverse=True)
+                        if unit.startswith(u) and _is_hangul(u)
+                    ),
+                    "",
+                )
+                if unit.startswith("월") and i + 1 < len(toks):
+                    day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
+                    if day_m and day_m.group(2).startswith("일"):
+                        out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
+                        continue
+                if unit.startswith("월"):
+                    out.setdefault("month", set()).add(int(num_s))
+                elif unit_key and not unit.startswith("일"):
+                    out.setdefault("duration", set()).add(
+                        round(float(num_s) * float(units[unit_key]), 2)
+                    )
+                elif not unit.startswith("일"):
+                    out.setdefault("count:" + unit[:1], set()).add(float(num_s))
+    _merge_compound_durations(toks, out, units)
+    return out
+
+
+def _merge_compound_durations(
+    toks: Sequence[Tok], out: dict[str, set[Any]], units: dict[str, float]
+) -> None:
+    """ "1시간 30분" / "1 hour 30 minutes" is one duration, not two."""
+    durations = out.get("duration")
+    if not durations or len(durations) < 2:
+        return
+    total = 0.0
+    for t in toks:
+        m = _KO_NUM_UNIT.match(t.low)
+        if m and m.group(2) in units:
+            total += float(m.group(1)) * float(units[m.group(2)])
+    if total:
+        out["duration"] = {round(total, 2)}
+
+
+@functools.cache
+def _month_names() -> dict[str, int]:
+    from auditor.detectors._contradiction_data import MONTHS
+
+    return dict(MONTHS)
