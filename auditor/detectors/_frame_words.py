@@ -126,6 +126,40 @@ def _number(low: str) -> float | None:
     return float(value) if value is not None else None
 
 
+def _ko_number(
+    num_s: str,
+    unit: str,
+    toks: Sequence[Tok],
+    i: int,
+    units: dict[str, float],
+    out: dict[str, set[Any]],
+) -> None:
+    """The typed value of a Korean number with its unit ("3월", "5월 3일", "2시간", "30일간",
+    "3개"), added to ``out``."""
+    unit_key = next(
+        (u for u in sorted(units, key=len, reverse=True) if unit.startswith(u) and _is_hangul(u)),
+        "",
+    )
+    if unit.startswith("월") and i + 1 < len(toks):
+        day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
+        if day_m and day_m.group(2).startswith("일"):
+            out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
+            return
+    if unit.startswith("월"):
+        out.setdefault("month", set()).add(int(num_s))
+    elif unit.startswith("일") and _ko_days_long(unit, toks, i):
+        out.setdefault("duration", set()).add(round(float(num_s) * float(units["일"]), 2))
+    elif unit_key and not unit.startswith("일"):
+        out.setdefault("duration", set()).add(round(float(num_s) * float(units[unit_key]), 2))
+    elif not unit.startswith("일"):
+        out.setdefault("count:" + unit[:1], set()).add(float(num_s))
+
+
+def _ko_days_long(unit: str, toks: Sequence[Tok], i: int) -> bool:
+    """Whether "N일" is a number of days ("30일간", "30일 동안"), not a day of the month."""
+    return unit.startswith("일간") or (i + 1 < len(toks) and toks[i + 1].low.startswith("동안"))
+
+
 def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     """Typed values among ``toks`` (a value region)."""
     d = _data()
@@ -174,28 +208,7 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
         if ko:
             km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
             if km:
-                num_s, unit = km.group(1), km.group(2)
-                unit_key = next(
-                    (
-                        u
-                        for u in sorted(units, key=len, reverse=True)
-                        if unit.startswith(u) and _is_hangul(u)
-                    ),
-                    "",
-                )
-                if unit.startswith("월") and i + 1 < len(toks):
-                    day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
-                    if day_m and day_m.group(2).startswith("일"):
-                        out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
-                        continue
-                if unit.startswith("월"):
-                    out.setdefault("month", set()).add(int(num_s))
-                elif unit_key and not unit.startswith("일"):
-                    out.setdefault("duration", set()).add(
-                        round(float(num_s) * float(units[unit_key]), 2)
-                    )
-                elif not unit.startswith("일"):
-                    out.setdefault("count:" + unit[:1], set()).add(float(num_s))
+                _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
     return out
 

@@ -319,6 +319,24 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
 _KO_EXISTENTIAL = ("있다", "있음", "있어요", "있어", "있습니다", "있고", "있는데")
 
 
+def _ko_negated(toks: Sequence[Tok]) -> bool:
+    """Whether Korean tokens negate: "절대", "금지", the adverb "안" / "못", "...지 않다",
+    "...지 말다". Read by token, not by substring: "주말" (weekend) holds 말 and "편안"
+    holds 안, and neither negates anything."""
+    words = _data()["never_words_ko_set"]
+    for i, t in enumerate(toks):
+        low = t.low
+        if low in words or low.startswith(("절대", "금지")):
+            return True
+        if low.startswith(("않", "안하", "안해", "못하", "못해")):
+            return True
+        if low.startswith("말") and i > 0 and toks[i - 1].low.endswith("지"):
+            return True  # "하지 말고", "먹지 마"
+        if low.endswith(("지않", "지않는다", "지않아", "지않음")):
+            return True
+    return False
+
+
 def _ko_existential(toks: Sequence[Tok]) -> tuple[Sequence[Tok], Sequence[Tok]] | None:
     """``(head tokens, value tokens)`` of "매주 화요일에 피아노 레슨이 있다" (every Tuesday
     there is a piano lesson): the subject marked 이/가 right before an existential
@@ -377,7 +395,7 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         )
         or " 및 " in text
     )
-    negated = any(w in t.low for t in value_toks for w in d["never_words_ko"])
+    negated = _ko_negated(value_toks)
     typed = _typed(value_toks, True)
     if not values and not typed:
         return None
@@ -498,7 +516,11 @@ def _heads_match(a: Frame, b: Frame) -> bool:
         return False
     overlap = len(a.head & b.head) / len(a.head | b.head)
     if a.lang == "ko":
-        return overlap >= 0.6 and (a.rel == b.rel or bool(_typed_kinds(a) & _typed_kinds(b)))
+        return overlap >= 0.6 and (
+            a.rel == b.rel
+            or bool(_typed_kinds(a) & _typed_kinds(b))
+            or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
+        )
     if overlap < 0.5:
         return False
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
@@ -524,6 +546,17 @@ def _relation_groups() -> dict[str, str]:
             key = " ".join(stem(w) for w in words if w not in copulas) or phrase
             out[key] = group
     return out
+
+
+@functools.cache
+def _ko_relation_groups() -> dict[str, str]:
+    """Korean relation key (a verb root as :func:`_ko_frame` reads it) -> its group."""
+    return {
+        root: group
+        for group, roots in _data()["ko_relation_groups"].items()
+        if not group.startswith("_")
+        for root in roots
+    }
 
 
 def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:
@@ -570,7 +603,9 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     if typed is not None:
         kind, vtype = typed
         return FrameVerdict(kind, 0.8 if kind == "typed" else 0.7, vtype, a.span, b.span)
-    only_a, only_b = a.values - b.values, b.values - a.values
+    # the relation words are not values ("Notion으로 관리한다" / "Notion을 쓴다": one tool)
+    rel_words = {a.rel, b.rel} if a.rel != b.rel else set()
+    only_a, only_b = a.values - b.values - rel_words, b.values - a.values - rel_words
     if (a.only and only_b and b.conj and not only_a) or (
         b.only and only_a and a.conj and not only_b
     ):
@@ -621,7 +656,7 @@ def _schedule(text: str) -> tuple[bool, bool, frozenset[str]]:
     days = set(d["weekdays"]) | d["weekend_words_set"]
     if _is_hangul(text):
         ko_days = [day for day in days if _is_hangul(day)]
-        neg = any(w in text for w in d["never_words_ko"])
+        neg = _ko_negated(toks)
         every = any(w in text for w in d["every_day_ko"])
         has_day = any(day in text for day in ko_days)
         keys = frozenset(
