@@ -39,6 +39,7 @@ __all__ = [
     "KR_BRN_CONTEXT",
     "KR_DRIVER_LICENSE_CONTEXT",
     "KR_FRN_CONTEXT",
+    "KR_BANK_ACCOUNT_CONTEXT",
     "KR_PASSPORT_CONTEXT",
     "KR_RRN_CONTEXT",
     "LANGUAGE_USE_AFTER",
@@ -145,6 +146,7 @@ KR_FRN_CONTEXT = _term("kr_frn_context")
 KR_BRN_CONTEXT = _term("kr_brn_context")
 KR_DRIVER_LICENSE_CONTEXT = _term("kr_driver_license_context")
 KR_PASSPORT_CONTEXT = _term("kr_passport_context")
+KR_BANK_ACCOUNT_CONTEXT = _term("kr_bank_account_context")
 #: Words that name the *type* of a Korean resident number (see the data file).
 RRN_TYPE_WORDS = _term("rrn_type_words")
 FRN_TYPE_WORDS = _term("frn_type_words")

@@ -155,6 +155,7 @@ from auditor.detectors.pii_recognizers import (
     ContextualPhoneRecognizer,
     DriverLicenceNumberRecognizer,
     GroupedPhoneRecognizer,
+    KrBankAccountRecognizer,
     KrPhoneRecognizer,
     OfflineEmailRecognizer,
     TypedKrFrnRecognizer,
@@ -329,6 +330,7 @@ def _recognizers(language: str, phone_regions: Sequence[str]) -> list[EntityReco
             supported_language=language, context=list(terms.KR_DRIVER_LICENSE_CONTEXT)
         ),
         KrPassportRecognizer(supported_language=language, context=list(terms.KR_PASSPORT_CONTEXT)),
+        KrBankAccountRecognizer(language),
         *_country_recognizers(language),
         StreetAddressRecognizer(language),
         WeakAddressRecognizer(language),
@@ -460,6 +462,7 @@ _GATES: dict[str, re.Pattern[str]] = {
     "KR_BRN": re.compile(r"\d{3}-?\d{2}-?\d{5}"),
     "KR_DRIVER_LICENSE": re.compile(r"\d{2}[- ]?\d{2}[- ]?\d{6}"),
     "KR_PASSPORT": re.compile(r"[MSRODmsrod]\d{3}"),
+    "KR_BANK_ACCOUNT": re.compile(r"\d{2}-\d{2}"),
     "UK_NINO": re.compile(r"[A-Za-z]{2} ?\d{2} ?\d{2}"),
     "US_PASSPORT": re.compile(r"\d{9}|[A-Z]\d{8}"),
     "US_BANK_NUMBER": re.compile(r"\d{8}"),

@@ -44,6 +44,10 @@ UNSEPARATED_SCORE = 0.3
 PHONE_TYPE_WINDOW = 30
 #: Characters before an RRN / FRN searched for a word naming the other type.
 KR_TYPE_WINDOW = 40
+#: How far before a Korean account number its account word or bank name may stand, and the
+#: score the number gets with it.
+KR_ACCOUNT_WINDOW = 24
+KR_ACCOUNT_SCORE = 0.6
 
 _NON_DIGIT = re.compile(r"\D")
 
@@ -279,6 +283,57 @@ class CardNumberRecognizer(PatternRecognizer):
         if not _luhn_ok(digits):
             return False
         return True if _known_card_issuer(digits) else None
+
+
+class KrBankAccountRecognizer(ResultAdjuster, PatternRecognizer):
+    """A Korean bank account number: 10-14 digits in three or four hyphen-separated groups
+    ("123456-78-901234", "110-234-567890") right after an account word or a bank's name
+    (``kr_bank_account_context`` within :data:`KR_ACCOUNT_WINDOW` characters before it).
+
+    Korean banks write account numbers in their own group patterns and publish no checksum,
+    so the shape alone is an order or tracking number as often as an account: a result
+    without the word before it is dropped, one with it is reported at :data:`KR_ACCOUNT_SCORE`.
+    """
+
+    PATTERNS = (
+        Pattern(
+            "Korean account (grouped)",
+            r"(?<![\d-])\d{2,6}-\d{2,6}-\d{2,8}(?:-\d{1,3})?(?![\d-])",
+            KR_ACCOUNT_SCORE,
+        ),
+    )
+
+    def __init__(self, supported_language: str) -> None:
+        super().__init__(
+            supported_entity="KR_BANK_ACCOUNT",
+            name="KrBankAccountRecognizer",
+            supported_language=supported_language,
+            patterns=list(self.PATTERNS),
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        """10 to 14 digits (fewer is a date or a short code, more another code), and not a
+        Korean phone number (a first group of 2-3 digits opening with 0, 10-11 digits)."""
+        digits = _NON_DIGIT.sub("", pattern_text)
+        if not 10 <= len(digits) <= 14:
+            return False
+        first = pattern_text.split("-", 1)[0]
+        if first.startswith("0") and len(first) <= 3 and len(digits) <= 11:
+            return False
+        return None
+
+    def adjust(
+        self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
+    ) -> list[RecognizerResult]:
+        """Keep a result only when an account word or a bank's name comes just before it."""
+        return [
+            r
+            for r in results
+            if any(
+                w in text[max(0, r.start - KR_ACCOUNT_WINDOW) : r.start].lower()
+                for w in terms.KR_BANK_ACCOUNT_CONTEXT
+            )
+        ]
 
 
 def _named_as_other_id(text: str, start: int) -> bool:
