@@ -93,7 +93,11 @@ from auditor.detectors._contradiction_data import EN_STOPWORDS
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
-from auditor.detectors.contradiction_frames import different_things, ko_key
+from auditor.detectors.contradiction_frames import (
+    different_things,
+    ko_key,
+    substituted_value,
+)
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -366,6 +370,10 @@ def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
         return False  # a copy word for word (most links of a store that repeats itself)
     older, newer = (a, b) if _view_key(a) <= _view_key(b) else (b, a)
     if any(sig.score >= min_score - EPS for sig in offline_signals(older.fact, newer.fact)):
+        return True
+    # one value swapped for another, even of a relation that holds many ("plays soccer on
+    # Saturdays" / "plays tennis on Saturdays"): two facts, not one told twice
+    if substituted_value(older.fact, newer.fact):
         return True
     return different_things(a.fact, b.fact)
 
