@@ -156,6 +156,37 @@ def _spliced_requests(hits: list[_Hit], text: str) -> list[_Hit]:
     ]
 
 
+#: turn prefixes that are also ordinary keys of a configuration record ("user: ci-bot")
+_RECORD_KEY_PATTERNS = frozenset({"any.spoof.turn_prefix"})
+#: a line of a key-value record (YAML, INI, .env, "Key: value" headers): a key and a short
+#: value or none; a value that is quoted or ends a sentence is a transcript's turn ("Name:
+#: “Hey there!”"), not a field
+_RECORD_LINE = re.compile(
+    r"^[ \t]{0,12}(?:-[ \t]{1,3})?[\w.\-\[\]]{1,40}[ \t]{0,3}[:=]"
+    r"(?:[ \t]{1,4}[^\s\"“”'‘’][^\n]{0,99}(?<![.!?\"“”’]))?[ \t]*$",
+    re.M,
+)
+_ROLE_KEYS = re.compile(
+    r"^[ \t]{0,12}(?:system|assistant|user|human|ai|chatgpt|gpt-?4?|claude|model"
+    r"|시스템|사용자|어시스턴트)[ \t]{0,3}:",
+    re.M | re.I,
+)
+#: how many lines of other keys make a text a record
+_RECORD_MIN_OTHER_KEYS = 2
+
+
+def _record_keys(hits: list[_Hit], text: str) -> list[_Hit]:
+    """Drop turn prefixes in a key-value record: "user: ci-bot" under "registry:" in a YAML
+    file is a field, not a conversation turn. A text is a record when at least
+    :data:`_RECORD_MIN_OTHER_KEYS` of its lines are keys other than role names."""
+    if not any(h.pattern in _RECORD_KEY_PATTERNS for h in hits):
+        return hits
+    other_keys = len(_RECORD_LINE.findall(text)) - len(_ROLE_KEYS.findall(text))
+    if other_keys < _RECORD_MIN_OTHER_KEYS:
+        return hits
+    return [h for h in hits if h.pattern not in _RECORD_KEY_PATTERNS]
+
+
 class InjectionDetector(Detector):
     """Planted directives, jailbreaks, hidden text and exfiltration links in a memory.
 
@@ -246,6 +277,7 @@ class InjectionDetector(Detector):
             payloads, hidden = _hidden_payloads(text)
             hits.extend(hidden)
         plain = _spliced_requests(_drop_reported(self._match(norm, self._patterns), text), text)
+        plain = _record_keys(plain, text)
         hits.extend(plain)
         hits.extend(_url_findings(norm))
         if self._opts.decode and depth < self._opts.max_depth:
