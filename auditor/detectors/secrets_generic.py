@@ -296,6 +296,11 @@ def _juxtaposed_ok(value: str, key_class: KeyClass) -> bool:
     return value_ok(value, "key", quoted=False)
 
 
+#: a value that opens with a key and an operator ("box: ci_token = ...", "box: key=..."):
+#: it is the next assignment
+_NESTED_KEY = re.compile(r"[A-Za-z_][\w.\-]{0,63}[\"'\]]?\s{0,3}(?::=|=>|->|=|:)")
+
+
 def _credential_keys(regex: re.Pattern[str], text: str) -> Iterator[tuple[re.Match[str], KeyClass]]:
     """The matches of ``regex`` whose key names a credential, with the key's class.
 
@@ -311,8 +316,23 @@ def _credential_keys(regex: re.Pattern[str], text: str) -> Iterator[tuple[re.Mat
             pos = m.end()
             continue
         span = _value_span(m)
-        # resume at the value (always past the key, so the loop advances)
-        pos = span[0] if span is not None and span[0] > m.start() else m.end()
+        # resume at the value when it may hold the next assignment: it opens with a key and
+        # an operator, it holds an operator (a quoted config line), or the form is the
+        # juxtaposed one (its value may be the next key); else past the match (most rejected
+        # keys are a record's ordinary fields: "type": "mysql")
+        if (
+            span is not None
+            and span[0] > m.start()
+            and (
+                regex is _JUXTAPOSED
+                or _NESTED_KEY.match(text, span[0])
+                or "=" in text[span[0] : span[1]]
+                or ":" in text[span[0] : span[1]]
+            )
+        ):
+            pos = span[0]
+        else:
+            pos = m.end()
 
 
 def find_assignments(
