@@ -412,6 +412,25 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     head_words = [t.low[:-1] if t.low.endswith(("은", "는")) else t.low for t in toks[: topic + 1]]
     if rel == "=" and all(w in d["person_heads_set"] for w in head_words):
         functional = False  # "저는 X이다": a person's traits hold many values
+    return _ko_made(
+        text, toks, value_toks, head, rel, functional, values, typed, (only, conj, negated)
+    )
+
+
+def _ko_made(  # noqa: PLR0913 - a frame's fields, read by the two Korean readers
+    text: str,
+    toks: Sequence[Tok],
+    value_toks: Sequence[Tok],
+    head: frozenset[str],
+    rel: str,
+    functional: bool,
+    values: frozenset[str],
+    typed: dict[str, set[Any]],
+    flags: tuple[bool, bool, bool],
+) -> Frame:
+    """A Korean frame (``flags``: only, conjunction, negated); modality, span and the
+    approximation words are read from the tokens."""
+    only, conj, negated = flags
     return Frame(
         "ko",
         head,
@@ -437,20 +456,9 @@ def _ko_typed_only(
     typed = _typed(value_toks, True)
     if not typed:
         return None
-    return Frame(
-        "ko",
-        frozenset(_bigrams(" ".join(t.key for t in head_toks))),
-        "=",
-        True,
-        True,
-        frozenset(),
-        tuple(sorted((k, frozenset(v)) for k, v in typed.items())),
-        False,
-        False,
-        False,
-        _modality([t.low for t in toks], text, True),
-        (value_toks[0].start, value_toks[-1].end),
-        any(w in t.low for t in value_toks for w in ("약", "대략", "정도", "쯤", "가량")),
+    head = frozenset(_bigrams(" ".join(t.key for t in head_toks)))
+    return _ko_made(
+        text, toks, value_toks, head, "=", True, frozenset(), typed, (False, False, False)
     )
 
 
