@@ -61,7 +61,13 @@ from auditor.detectors._injection_patterns import (
     needle_index,
 )
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.injection_quotes import QUOTES, is_reported_quote, reported_quote_spans
+from auditor.detectors.injection_quotes import (
+    QUOTES,
+    is_mentioned,
+    is_reported_quote,
+    reported_quote_spans,
+    topic_in_report,
+)
 from auditor.detectors.injection_text import (
     _b64,
     _hex,
@@ -115,8 +121,21 @@ class _Options:
     max_blob_chars: int
 
 
+#: patterns that name a topic rather than give an order: dropped in a reporting sentence
+_TOPIC_PATTERNS = frozenset({"en.persona.jailbreak_word"})
+
+
 def _drop_reported(hits: list[_Hit], text: str) -> list[_Hit]:
-    """The hits that are not quoted attack strings in a reporting context."""
+    """The hits that are not attack strings in a reporting context: quoted, named as an
+    example ("phrases like ..."), or a bare topic word in a report."""
+    if not hits:
+        return hits
+    hits = [
+        h
+        for h in hits
+        if not is_mentioned(text, h.start)
+        and not (h.pattern in _TOPIC_PATTERNS and topic_in_report(text, h.start, h.end))
+    ]
     if not hits or not any(c in QUOTES for c in text):
         return hits
     quoted = reported_quote_spans(text)
