@@ -71,12 +71,8 @@ from auditor.detectors._contradiction_candidates import candidate_pairs as _inde
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.contradiction_frames import (
-    different_things,
-    frame_keys,
-    frames_of,
-    read_pair,
-)
+from auditor.detectors.contradiction_frames import frame_keys, frames_of, read_pair
+from auditor.detectors.frame_pairs import different_things
 from auditor.errors import ConfigError
 from auditor.vocab import SOURCE_TYPES
 

@@ -93,11 +93,8 @@ from auditor.detectors._contradiction_data import EN_STOPWORDS
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
-from auditor.detectors.contradiction_frames import (
-    different_things,
-    ko_key,
-    substituted_value,
-)
+from auditor.detectors.contradiction_frames import ko_key
+from auditor.detectors.frame_pairs import different_things, substituted_value
 from auditor.errors import ConfigError
 
 __all__ = [

@@ -1,0 +1,92 @@
+"""Two facts or one: frame tests the duplicates detector (and the contradiction detector)
+ask of a pair that shares most of its words.
+
+* :func:`substituted_value`: one relation of one thing with a content word swapped ("plays
+  soccer" / "plays tennis on Saturdays"), or Korean sentences equal but for one subject or
+  object: two facts;
+* :func:`different_things`: one relation of two different named things ("Project A is
+  licensed under MIT" / "Project B ..."): a template, not a copy.
+
+Both read the frames of :mod:`auditor.detectors.contradiction_frames`.
+"""
+
+from __future__ import annotations
+
+from auditor.detectors._frame_words import _data, _is_hangul, _tokens
+from auditor.detectors.contradiction_frames import frames_of, heads_match
+
+__all__ = ["different_things", "substituted_value"]
+
+#: The most words a substituted value may have on each side ("soccer" / "tennis").
+_SUBSTITUTION_WORDS = 2
+#: Words that are no value of their own ("emails over calls" / "email to calls").
+_NOT_VALUES = ("prepositions_set", "determiners_set", "qualifiers_set", "conjunctions_set")
+_COMPARISON_WORDS = frozenset({"over", "than", "instead", "rather", "versus", "vs"})
+#: Korean particles that mark a verb's argument (subject, object): a token ending in one is a
+#: noun phrase, not a predicate.
+_KO_ARGUMENT_PARTICLES = ("을", "를", "이", "가")
+
+
+def substituted_value(a_text: str, b_text: str) -> bool:
+    """Whether two facts say one relation of one thing with one value swapped for another
+    ("Her son plays soccer on Saturdays" / "... plays tennis on Saturdays"; "주말마다 등산을
+    간다" / "주말마다 수영을 간다"): two facts, whether or not the relation holds many values.
+    The swapped words are content words (not prepositions, determiners, qualifiers), at most
+    :data:`_SUBSTITUTION_WORDS` on each side; a rewording that adds detail is no swap, and
+    neither is one number written two ways when the typed values agree ("30일" / "30일간")."""
+    d = _data()
+    skip = frozenset().union(*(d[k] for k in _NOT_VALUES)) | _COMPARISON_WORDS
+    if _ko_argument_swap(a_text, b_text):
+        return True
+    for fa in frames_of(a_text):
+        for fb in frames_of(b_text):
+            if not heads_match(fa, fb) or fa.negated != fb.negated:
+                continue
+            rel_words = {fa.rel, fb.rel}
+            if fa.typed and fa.typed == fb.typed:
+                rel_words |= {v for v in fa.values ^ fb.values if any(c.isdigit() for c in v)}
+            only_a = {v for v in fa.values - fb.values if v not in skip and v not in rel_words}
+            only_b = {v for v in fb.values - fa.values if v not in skip and v not in rel_words}
+            if only_a and only_b and max(len(only_a), len(only_b)) <= _SUBSTITUTION_WORDS:
+                return True
+    return False
+
+
+def _ko_argument_swap(a_text: str, b_text: str) -> bool:
+    """Two Korean sentences equal but for one argument ("주말마다 등산을 간다" / "주말마다 수영을
+    간다"): each has exactly one token the other lacks, both marked as a subject or an
+    object, with different keys. A reworded predicate is no swap."""
+    if not (_is_hangul(a_text) and _is_hangul(b_text)):
+        return False
+    ta = [t for t in _tokens(a_text) if _is_hangul(t.low)]
+    tb = [t for t in _tokens(b_text) if _is_hangul(t.low)]
+    keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
+    only_a = [t for t in ta if t.key not in keys_b]
+    only_b = [t for t in tb if t.key not in keys_a]
+    if len(only_a) != 1 or len(only_b) != 1 or len(ta) < 2 or len(tb) < 2:
+        return False
+    return all(
+        t.low.endswith(_KO_ARGUMENT_PARTICLES) and t.key != t.low for t in (only_a[0], only_b[0])
+    )
+
+
+def different_things(a_text: str, b_text: str) -> bool:
+    """Whether two facts say the same relation of two different named things ("Project A is
+    licensed under MIT" / "Project B is licensed under MIT"): a template, not a copy."""
+    fa, fb = frames_of(a_text), frames_of(b_text)
+    if not fa or not fb:
+        return False
+    if any(heads_match(x, y) for x in fa for y in fb):
+        return False
+    return any(
+        x.lang == y.lang
+        and x.subject
+        and y.subject
+        and x.rel == y.rel
+        and bool(x.head)
+        and bool(y.head)
+        and bool(x.head - y.head)
+        and bool(y.head - x.head)
+        for x in fa
+        for y in fb
+    )
