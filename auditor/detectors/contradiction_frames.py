@@ -520,10 +520,6 @@ def frame_keys(frame: Frame) -> list[str]:
 def heads_match(a: Frame, b: Frame) -> bool:
     """Whether two frames speak of one attribute: one language, heads that overlap, and
     one relation (equal, both copulas, or one group of ``relation_groups``)."""
-    return _heads_match(a, b)
-
-
-def _heads_match(a: Frame, b: Frame) -> bool:
     if a.lang != b.lang:
         return False
     if not a.head or not b.head:
@@ -607,7 +603,7 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     Returns:
         A verdict when the heads match (None otherwise): see :class:`FrameVerdict`.
     """
-    if not _heads_match(a, b):
+    if not heads_match(a, b):
         return None
     if a.modality != "current" or b.modality != "current":
         return FrameVerdict("compatible", 0.0, "modality", a.span, b.span)

@@ -12,6 +12,8 @@ Both read the frames of :mod:`auditor.detectors.contradiction_frames`.
 
 from __future__ import annotations
 
+import functools
+
 from auditor.detectors._frame_words import _data, _is_hangul, _tokens
 from auditor.detectors.contradiction_frames import frames_of, heads_match
 
@@ -27,6 +29,13 @@ _COMPARISON_WORDS = frozenset({"over", "than", "instead", "rather", "versus", "v
 _KO_ARGUMENT_PARTICLES = ("을", "를", "이", "가")
 
 
+@functools.cache
+def _not_values() -> frozenset[str]:
+    """The words that are no value of their own (built once from the data file)."""
+    d = _data()
+    return frozenset().union(*(d[k] for k in _NOT_VALUES)) | _COMPARISON_WORDS
+
+
 def substituted_value(a_text: str, b_text: str) -> bool:
     """Whether two facts say one relation of one thing with one value swapped for another
     ("Her son plays soccer on Saturdays" / "... plays tennis on Saturdays"; "주말마다 등산을
@@ -34,8 +43,7 @@ def substituted_value(a_text: str, b_text: str) -> bool:
     The swapped words are content words (not prepositions, determiners, qualifiers), at most
     :data:`_SUBSTITUTION_WORDS` on each side; a rewording that adds detail is no swap, and
     neither is one number written two ways when the typed values agree ("30일" / "30일간")."""
-    d = _data()
-    skip = frozenset().union(*(d[k] for k in _NOT_VALUES)) | _COMPARISON_WORDS
+    skip = _not_values()
     if _ko_argument_swap(a_text, b_text):
         return True
     for fa in frames_of(a_text):
