@@ -440,6 +440,19 @@ def test_finding_link_opens_its_detail(store: Store) -> None:
     assert at.get("graphviz_chart")
 
 
+def test_a_chain_finding_names_its_context_memory_apart(store: Store) -> None:
+    """A superseded memory left active is the finding's one memory; the newer memory that
+    replaced it is named as context, so a reviewer sees both and acts on the stale one."""
+    with store.db.session() as s:
+        f = s.scalars(select(Finding).where(Finding.rule_id == "MA-LIF-004")).first()
+        assert f is not None
+        fid, linked = f.finding_id, [link.memory_id for link in f.memories]
+        (newer,) = f.evidence["context_ids"]
+    assert newer not in linked and len(linked) == 1
+    at = open_finding(fid)
+    assert any(f"memory {newer}" in c and "not flagged" in c for c in messages(at.caption))
+
+
 def test_evidence_masks_are_highlighted_from_escaped_pieces(store: Store) -> None:
     with store.db.session() as s:
         fid = s.scalar(

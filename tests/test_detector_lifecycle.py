@@ -199,7 +199,10 @@ def _t(day: int) -> datetime:
     return datetime(2026, 1, day, tzinfo=UTC)
 
 
-CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]]] = [
+#: (case, memories, [(entity, memory ids at fault, context ids)])
+CHAIN_CASES: list[
+    tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...], tuple[str, ...]]]]
+] = [
     (
         "healthy chain",
         [
@@ -209,14 +212,14 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
         ],
         [],
     ),
-    ("dangling", [view("a", supersedes="ghost")], [("dangling_link", ("a",))]),
+    ("dangling", [view("a", supersedes="ghost")], [("dangling_link", ("a",), ())]),
     (
         "cycle of two, in chain order from the smallest id",
         [
             view("b", supersedes="a", status="superseded"),
             view("a", supersedes="b", status="superseded"),
         ],
-        [("cycle", ("a", "b"))],
+        [("cycle", ("a", "b"), ())],
     ),
     (
         "cycle of three",
@@ -225,22 +228,22 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
             view("b", supersedes="a", status="superseded"),
             view("a", supersedes="c", status="superseded"),
         ],
-        [("cycle", ("a", "c", "b"))],
+        [("cycle", ("a", "c", "b"), ())],
     ),
-    ("self cycle", [view("a", supersedes="a")], [("cycle", ("a",))]),
+    ("self cycle", [view("a", supersedes="a")], [("cycle", ("a",), ())]),
     (
         "cycle of active memories is one cycle, not also active_superseded",
         [view("a", supersedes="b"), view("b", supersedes="a")],
-        [("cycle", ("a", "b"))],
+        [("cycle", ("a", "b"), ())],
     ),
     (
-        "fork: heads oldest first",
+        "fork: the heads are at fault, oldest first; the target is context",
         [
             view("t", status="superseded", created_at=_t(1)),
             view("h2", supersedes="t", created_at=_t(3)),
             view("h1", supersedes="t", created_at=_t(2)),
         ],
-        [("fork", ("t", "h1", "h2"))],
+        [("fork", ("h1", "h2"), ("t",))],
     ),
     (
         "a deleted branch is not a fork",
@@ -252,12 +255,12 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
         [],
     ),
     (
-        "active superseded",
+        "active superseded: the old memory is at fault, the newer one is context",
         [
             view("old", status="active", created_at=_t(1)),
             view("new", supersedes="old", created_at=_t(2)),
         ],
-        [("active_superseded", ("old", "new"))],
+        [("active_superseded", ("old",), ("new",))],
     ),
     (
         "active superseded by a superseded memory",
@@ -266,7 +269,7 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
             view("mid", supersedes="old", status="superseded", created_at=_t(2)),
             view("new", supersedes="mid", created_at=_t(3)),
         ],
-        [("active_superseded", ("old", "mid"))],
+        [("active_superseded", ("old",), ("mid",))],
     ),
     (
         "a quarantined successor does not make the old memory wrong",
@@ -274,17 +277,17 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
         [],
     ),
     (
-        "tier inversion: external over user",
+        "tier inversion: the lower-tier newer memory is at fault",
         [
             view("old", status="superseded", created_at=_t(1)),
             view("new", supersedes="old", source_type="external_content", created_at=_t(2)),
         ],
-        [("tier_inversion", ("old", "new"))],
+        [("tier_inversion", ("new",), ("old",))],
     ),
     (
         "tier inversion: agent over user",
         [view("old", status="superseded"), view("new", supersedes="old", source_type="inferred")],
-        [("tier_inversion", ("old", "new"))],
+        [("tier_inversion", ("new",), ("old",))],
     ),
     (
         "approved tier override",
@@ -328,8 +331,11 @@ CHAIN_CASES: list[tuple[str, list[MemoryView], list[tuple[str, tuple[str, ...]]]
 @pytest.mark.parametrize(
     ("memories", "expected"), [(m, e) for _, m, e in CHAIN_CASES], ids=[c[0] for c in CHAIN_CASES]
 )
-def test_chains(memories: list[MemoryView], expected: list[tuple[str, tuple[str, ...]]]) -> None:
-    assert _ents(ChainDetector({}).analyze_group(memories, _ctx())) == sorted(expected)
+def test_chains(
+    memories: list[MemoryView], expected: list[tuple[str, tuple[str, ...], tuple[str, ...]]]
+) -> None:
+    got = ChainDetector({}).analyze_group(memories, _ctx())
+    assert sorted((d.entity, d.memory_ids, d.context_ids) for d in got) == sorted(expected)
 
 
 def test_chains_are_order_independent() -> None:
@@ -608,19 +614,7 @@ def demo_hits(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, set[s
     corpus = tmp_path_factory.mktemp("demo")
     shutil.copy(DEMO / "demo_memories.jsonl", corpus / "memories.jsonl")
     shutil.copy(DEMO / "labels.json", corpus / "labels.json")
-    views, labels = load_corpus(corpus, SETTINGS)
-    raw_status = {
-        json.loads(line)["memory_id"]: json.loads(line).get("status")
-        for line in (corpus / "memories.jsonl").open(encoding="utf-8")
-    }
-    # as the importer does: a record without a status that another supersedes is superseded
-    targets = {v.supersedes for v in views if v.supersedes}
-    views = [
-        dataclasses.replace(v, status="superseded")
-        if v.memory_id in targets and raw_status[v.memory_id] is None
-        else v
-        for v in views
-    ]
+    views, labels = load_corpus(corpus, SETTINGS)  # statuses derived as the importer does
     now = datetime.fromisoformat(labels["summary"]["reference_now"].replace("Z", "+00:00"))
     hits, errors = Engine(load_pack(rules_dir).active()).run(views, _ctx(now=now))
     assert errors == []
@@ -646,3 +640,21 @@ def test_demo_benign_lookalikes_are_not_flagged(
     flagged, labels = demo_hits
     strict = {r: ids for r, ids in flagged.items() if r != "MA-EXP-002"}
     assert set(labels["benign_lookalikes"]).isdisjoint(set().union(*strict.values()))
+
+
+def test_demo_chain_findings_flag_only_the_memories_at_fault(
+    demo_hits: tuple[dict[str, set[str]], Any],
+) -> None:
+    """The demo's planter labelled the memory at fault (a fork's heads, the stale memory left
+    active), never the memory it replaced or the one replacing it: the chain rules flag
+    exactly those. A tier inversion flags the lower-tier override, never the trusted memory
+    it pushed aside (the demo also has an unlabelled one: a fork head inferred over the
+    user's statement)."""
+    flagged, labels = demo_hits
+    chain = ("MA-LIF-001", "MA-LIF-002", "MA-LIF-003", "MA-LIF-004")
+    planted = {i for i, kinds in labels["planted"].items() if "lifecycle" in kinds}
+    assert set().union(*(flagged.get(r, set()) for r in chain)) == planted
+    records = [json.loads(line) for line in (DEMO / "demo_memories.jsonl").open(encoding="utf-8")]
+    replaced = {r["supersedes"] for r in records if r.get("supersedes")}
+    trust = {i for i, kinds in labels["planted"].items() if "trust" in kinds}
+    assert trust <= flagged["MA-TRU-001"] and flagged["MA-TRU-001"].isdisjoint(replaced)

@@ -242,3 +242,26 @@ def test_duplicate_pairs_are_scored_when_labelled(tmp_path: Path) -> None:
     # a1+a2 found, c1+c2 missed, b1+b2 reported although labelled as no copy
     assert (dups.tp, dups.fp, dups.fn, dups.positives, dups.negatives) == (1, 1, 1, 2, 1)
     assert dups.misses == ["c1+c2"] and dups.false_alarms == ["b1+b2"]
+
+
+def test_lifecycle_labels_are_scored_on_statuses_derived_as_the_importer_does(
+    tmp_path: Path,
+) -> None:
+    """A corpus labels the memory at fault; a record another supersedes without a stated
+    status is superseded (as an import makes it), so a healthy chain is no false alarm."""
+    folder = tmp_path / "chains"
+    folder.mkdir()
+    rows = [
+        make_record(memory_id="v1", fact="Uses vim.", subject="user:a"),
+        make_record(memory_id="v2", fact="Uses emacs.", subject="user:a", supersedes="v1"),
+        make_record(memory_id="s1", fact="Lives in Busan.", subject="user:b", status="active"),
+        make_record(memory_id="s2", fact="Lives in Seoul.", subject="user:b", supersedes="s1"),
+    ]
+    write_jsonl(folder / "memories.jsonl", rows)
+    labels = {"memory_labels": {"s1": ["lifecycle"]}, "notes": {"scored_labels": ["lifecycle"]}}
+    (folder / "labels.json").write_text(json.dumps(labels))
+    pack = load_pack(Path(__file__).parents[1] / "rules" / "lifecycle")
+    report = evaluate_corpus(folder, Engine(pack.active()), load_settings(), split="all")
+    (score,) = report.scores
+    assert score.label == "lifecycle"
+    assert (score.tp, score.fp, score.fn) == (1, 0, 0)

@@ -708,3 +708,31 @@ def test_a_big_subject_resumes_after_its_last_window(
     assert summary.complete and summary.memories_scanned == reference.memories_scanned
     assert summary.subjects_scanned == 4  # the big subject counted once
     assert _by_rule(db) == expected
+
+
+def test_a_chain_finding_links_only_the_memory_at_fault(db: Database, tmp_path: Path) -> None:
+    """A memory left active under its successor: the incremental scan that sees the successor
+    arrive reports the old memory alone, names the successor as context, and a reviewer's
+    delete takes out the stale memory, never the one that replaced it."""
+    pack = load_pack(Path(__file__).parents[1] / "rules" / "lifecycle")
+    # the status stated by the source is kept: the mirror of a store that broke its chain
+    old = make_record(memory_id="old", subject="user:c", fact="Lives in Busan.", status="active")
+    load(db, tmp_path, [old, make_record(memory_id="tea", subject="user:c", fact="Likes tea.")])
+    assert Scanner(db, pack).run(full=True).findings_new == 0
+    new = make_record(
+        memory_id="new",
+        subject="user:c",
+        fact="Moved to Seoul in May.",
+        supersedes="old",
+        created_at="2026-06-01T09:00:00Z",
+    )
+    load(db, tmp_path, [new], "moved")
+    assert Lifecycle(db).get("old").status == "active"
+    Scanner(db, pack).run()  # incremental: only "new" changed
+    (found,) = [f for f in findings(db) if f["rule_id"] == "MA-LIF-004"]
+    assert found["memory_ids"] == ["old"]
+    assert found["evidence"]["context_ids"] == ["new"]
+    assert set(found["evidence"]["content_hashes"]) == {"old"}
+    review(db, str(found["finding_id"]), "delete", actor="officer")
+    assert Lifecycle(db).get("old").status == "deleted"
+    assert Lifecycle(db).get("new").status == "active"

@@ -118,3 +118,73 @@ def test_naive_datetimes_from_code_are_refused(db: Database) -> None:
         assert m is not None
         m.expires_at = datetime(2026, 1, 1)  # naive
         s.flush()
+
+
+def test_0007_rewrites_chain_findings_to_their_memories_at_fault(
+    db: Database, tmp_path: Path
+) -> None:
+    """A store scanned before 0007 holds chain findings linking the newer memory too; after
+    the upgrade they link the memory at fault, and a re-scan meets them again (same
+    fingerprint: nothing resolved, nothing new, a dismissal kept)."""
+    from sqlalchemy import delete, select, update
+
+    from auditor.rulepack.pack import load_pack
+    from auditor.scan.findings import fingerprint
+    from auditor.scan.scanner import Scanner
+    from auditor.sources.files import open_source
+    from auditor.sources.importer import Importer
+    from auditor.store.models import Finding, FindingMemory
+    from auditor.testing import write_jsonl
+
+    rows = [
+        make_record(memory_id="old", subject="user:c", fact="Lives in Busan.", status="active"),
+        make_record(memory_id="new", subject="user:c", fact="Moved to Seoul.", supersedes="old"),
+        make_record(memory_id="t", subject="user:d", fact="Uses vim.", status="superseded"),
+        make_record(memory_id="h1", subject="user:d", fact="Uses emacs.", supersedes="t"),
+        make_record(memory_id="h2", subject="user:d", fact="Uses nano.", supersedes="t"),
+    ]
+    Importer(db).run(open_source("jsonl", write_jsonl(tmp_path / "m.jsonl", rows), db.settings))
+    pack = load_pack(Path(__file__).parents[1] / "rules" / "lifecycle")
+    Scanner(db, pack).run(full=True)
+    old_layout = {"MA-LIF-004": ["old", "new"], "MA-LIF-003": ["t", "h1", "h2"]}
+    with db.session() as s:
+        found = {f.rule_id: f for f in s.scalars(select(Finding))}
+        assert set(found) == set(old_layout)
+        for rule_id, ids in old_layout.items():  # put the findings back in the old layout
+            f = found[rule_id]
+            hashes = {m: s.get(Memory, m).content_hash for m in ids}
+            s.execute(delete(FindingMemory).where(FindingMemory.finding_id == f.finding_id))
+            s.add_all(
+                FindingMemory(finding_id=f.finding_id, memory_id=m, position=i)
+                for i, m in enumerate(ids)
+            )
+            evidence = {**f.evidence, "content_hashes": hashes}
+            evidence.pop("context_ids")
+            s.execute(
+                update(Finding)
+                .where(Finding.finding_id == f.finding_id)
+                .values(
+                    fingerprint=fingerprint(rule_id, ids, [hashes[m] for m in ids]),
+                    evidence=evidence,
+                    status="dismissed" if rule_id == "MA-LIF-003" else "open",
+                )
+            )
+        s.commit()
+    cfg = db.alembic_config()
+    with db.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.stamp(cfg, "0006")
+    assert db.upgrade() == ("0006", HEAD_REVISION)
+    with db.session() as s:
+        after = {f.rule_id: f for f in s.scalars(select(Finding))}
+        links = {
+            r: [link.memory_id for link in sorted(f.memories, key=lambda x: x.position)]
+            for r, f in after.items()
+        }
+        assert links == {"MA-LIF-004": ["old"], "MA-LIF-003": ["h1", "h2"]}
+        assert after["MA-LIF-004"].evidence["context_ids"] == ["new"]
+        assert set(after["MA-LIF-003"].evidence["content_hashes"]) == {"h1", "h2"}
+    summary = Scanner(db, pack).run(full=True)
+    assert (summary.findings_new, summary.findings_resolved) == (0, 0)
+    with db.session() as s:
+        assert s.get(Finding, after["MA-LIF-003"].finding_id).status == "dismissed"

@@ -129,7 +129,8 @@ class Detection:
     """One thing a detector found, explaining itself.
 
     Attributes:
-        memory_ids: the memory, or the memories (a pair, a chain) it is about; ordered.
+        memory_ids: the memory, or the memories (a pair, a chain) at fault; ordered. A
+            finding links, flags, acts on and fingerprints these.
         detector: the detector's name.
         entity: what was found, e.g. ``instruction_override``, ``EMAIL_ADDRESS``,
             ``slot_conflict``, ``dangling_link``; rules select on it.
@@ -137,6 +138,10 @@ class Detection:
         reason: a sentence for a reviewer; never the sensitive value itself.
         spans: where it is in the fact(s).
         details: pattern ids, context words, validation, a suggested resolution, ...
+        context_ids: memories the finding is about without being at fault (the newer
+            memory that supersedes a still-active one, a fork's target): named in the
+            evidence for a reviewer and counted by an incremental scan's focus, but never
+            flagged, acted on or part of the fingerprint.
     """
 
     memory_ids: tuple[str, ...]
@@ -146,6 +151,7 @@ class Detection:
     reason: str
     spans: tuple[Span, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
+    context_ids: tuple[str, ...] = ()
 
 
 @dataclass

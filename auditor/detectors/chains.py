@@ -1,20 +1,25 @@
 """Supersede chains of one subject: the lifecycle invariants, re-checked by the daemon.
 
-A memory's ``supersedes`` points backwards to the memory it replaced. Entities (memory ids
-in each detection are ordered: the older memory first, then the newer one(s); cycles in
-chain order starting from the smallest id; so finding fingerprints are stable):
+A memory's ``supersedes`` points backwards to the memory it replaced. Each detection names
+the memories **at fault** (``memory_ids``: flagged, acted on by a reviewer's quarantine or
+delete, part of the fingerprint) apart from the ones it is only about (``context_ids``:
+shown to the reviewer, counted by an incremental scan's focus). Both are ordered (oldest
+first; cycles in chain order starting from the smallest id), so fingerprints are stable:
 
 * ``dangling_link``: the memory supersedes an id that exists neither among the subject's
-  memories nor through ``ctx.lookup``; ``(memory,)``.
+  memories nor through ``ctx.lookup``; at fault ``(memory,)``.
 * ``cycle``: following ``supersedes`` comes back to where it started (``A -> B -> A``, or a
-  memory superseding itself); ``(members...)``.
+  memory superseding itself); at fault ``(members...)``.
 * ``fork``: two or more live memories (active or superseded) supersede the same memory: the
-  chain has more than one head; ``(target, heads...)``.
+  chain has more than one head; at fault ``(heads...)``, context ``(target,)`` (it was
+  replaced as it should be; which head is the real successor is the reviewer's call).
 * ``active_superseded``: a memory is still active although a live memory (active or
-  superseded) supersedes it; ``(older, newer...)``.
+  superseded) supersedes it; at fault ``(older,)``, context ``(newer...)`` (the newer
+  memory is the one that should stay).
 * ``tier_inversion``: an active memory of a lower trust tier supersedes one of a higher tier
-  (ranked by :func:`auditor.config.tier_rank`) and nobody approved it; ``(older, newer)``.
-  An approval is read from the newer memory's ``extra`` (``params.approval_keys``).
+  (ranked by :func:`auditor.config.tier_rank`) and nobody approved it; at fault
+  ``(newer,)``, context ``(older,)`` (the higher-tier memory it pushed aside is the one to
+  keep). An approval is read from the newer memory's ``extra`` (``params.approval_keys``).
 
 Params:
     approval_keys: ``extra`` keys that record a reviewer's approval of a tier override
@@ -188,7 +193,8 @@ class ChainDetector(Detector):
 
     def _fork(self, target: MemoryView, heads: list[MemoryView]) -> Detection:
         return Detection(
-            memory_ids=(target.memory_id, *(h.memory_id for h in heads)),
+            memory_ids=tuple(h.memory_id for h in heads),
+            context_ids=(target.memory_id,),
             detector=self.name,
             entity="fork",
             score=0.95,
@@ -205,7 +211,8 @@ class ChainDetector(Detector):
 
     def _active_superseded(self, target: MemoryView, newer: list[MemoryView]) -> Detection:
         return Detection(
-            memory_ids=(target.memory_id, *(n.memory_id for n in newer)),
+            memory_ids=(target.memory_id,),
+            context_ids=tuple(n.memory_id for n in newer),
             detector=self.name,
             entity="active_superseded",
             score=0.95,
@@ -222,7 +229,8 @@ class ChainDetector(Detector):
     def _inversion(self, older: MemoryView, newer: MemoryView) -> Detection:
         gap = tier_rank(older.trust_tier) - tier_rank(newer.trust_tier)
         return Detection(
-            memory_ids=(older.memory_id, newer.memory_id),
+            memory_ids=(newer.memory_id,),
+            context_ids=(older.memory_id,),
             detector=self.name,
             entity="tier_inversion",
             score=0.9,
@@ -231,6 +239,7 @@ class ChainDetector(Detector):
                 f"supersedes a {older.trust_tier}-tier one without a reviewer's approval"
             ),
             details={
+                "supersedes": older.memory_id,
                 "older_tier": older.trust_tier,
                 "newer_tier": newer.trust_tier,
                 "older_source_type": older.source_type,

@@ -351,9 +351,13 @@ class Engine:
                 if timings is not None:
                     _tick(timings, group.label, started)
             if ctx.focus is not None:
-                detections = [d for d in detections if not ctx.focus.isdisjoint(d.memory_ids)]
+                detections = [
+                    d
+                    for d in detections
+                    if not ctx.focus.isdisjoint((*d.memory_ids, *d.context_ids))
+                ]
             for d in detections:
-                involved = [by_id[i] for i in d.memory_ids if i in by_id]
+                involved = [by_id[i] for i in (*d.memory_ids, *d.context_ids) if i in by_id]
                 for r in group.rules:
                     if r.selects(d.entity, d.score) and all(_applies(r, m) for m in involved):
                         hits.append(Hit(r, d))

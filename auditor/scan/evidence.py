@@ -342,4 +342,5 @@ def evidence_for(
         "content_hashes": {
             mid: views[mid].content_hash for mid in first.memory_ids if mid in views
         },
+        **({"context_ids": list(first.context_ids)} if first.context_ids else {}),
     }

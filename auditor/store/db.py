@@ -34,7 +34,7 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 #: The newest migration's revision id. :meth:`Database.require_schema` (every command that
 #: reads the store) compares the database with it instead of loading Alembic to read the
 #: migration scripts; a test keeps it equal to Alembic's head (``tests/test_store.py``).
-HEAD_REVISION = "0006"
+HEAD_REVISION = "0007"
 #: Alembic's bookkeeping table (its default name; ``migrations/env.py`` keeps it).
 VERSION_TABLE = "alembic_version"
 

@@ -17,6 +17,7 @@ found by any verdict, however good.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -52,7 +53,14 @@ CandidateFn = Callable[[Sequence[MemoryView]], set[frozenset[str]]]
 #: the labels' lists of memory pairs (a split keeps a pair whole or leaves it out)
 PAIR_KEYS = ("contradictions", "non_contradictions", "duplicates", "non_duplicates")
 #: finding category -> corpus label
-CATEGORY_LABEL = {"injection": "injection", "sensitive": "sensitive", "secret": "secret"}
+CATEGORY_LABEL = {
+    "injection": "injection",
+    "sensitive": "sensitive",
+    "secret": "secret",
+    "lifecycle": "lifecycle",
+    "expired": "expired",
+    "trust": "trust",
+}
 
 
 @dataclass
@@ -146,14 +154,24 @@ def load_corpus(folder: Path, settings: Settings) -> tuple[list[MemoryView], dic
         if not p.is_file():
             raise InputError(f"{folder}: not a labelled corpus (missing {p.name})")
     views: list[MemoryView] = []
+    stated: set[str] = set()  # memories whose record states a status
     for item in JsonlSource(mem_path, settings).items():
         if item.error:
             raise InputError(f"{mem_path}: {item.location}: {item.error}")
         if item.raw is None:
             continue
-        views.append(
-            MemoryView.from_record(parse_record(item.raw, item.location, settings), settings)
-        )
+        view = MemoryView.from_record(parse_record(item.raw, item.location, settings), settings)
+        views.append(view)
+        if item.raw.get("status") is not None:
+            stated.add(view.memory_id)
+    # as the importer does: a record without a status that another supersedes is superseded
+    replaced = {v.supersedes for v in views if v.supersedes} - stated
+    views = [
+        dataclasses.replace(v, status="superseded")
+        if v.memory_id in replaced and v.status == "active"
+        else v
+        for v in views
+    ]
     try:
         labels = json.loads(label_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

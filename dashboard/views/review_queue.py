@@ -535,6 +535,14 @@ with left:
         with st.container(border=True):
             st.caption(ui.esc(f"memory {mid}"))
             st.markdown(_highlighted(str(snippet)))
+    context = [str(c) for c in evidence.get("context_ids") or []]
+    if context:  # e.g. the newer memory of a superseded one left active: shown, not flagged
+        st.caption(
+            ui.esc(
+                "Also about, not flagged and not acted on: "
+                + ", ".join(f"memory {c}" for c in context)
+            )
+        )
     if evidence.get("reason"):
         st.text(ui.plain(f"Detector {evidence.get('detector')}: {evidence['reason']}"))
 with right:
