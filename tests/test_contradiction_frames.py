@@ -17,11 +17,11 @@ from auditor.detectors.contradiction import ContradictionDetector, candidate_pai
 from auditor.detectors.contradiction_frames import (
     compare_frames,
     frames_of,
-    never_every,
     read_pair,
     text_modality,
 )
 from auditor.detectors.duplicates import DuplicateDetector
+from auditor.detectors.frame_schedule import never_every
 
 FIXTURES = Path(__file__).parent / "fixtures" / "contradiction-pairs"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -149,6 +149,11 @@ def test_only_against_a_longer_list_is_a_rule_conflict() -> None:
 def test_never_every_needs_a_shared_action() -> None:
     assert never_every("Never cooks on Mondays.", "Cooks every day.")
     assert not never_every("Never cooks on Mondays.", "Runs every day.")
+    # one day ruled out, the same day recurring: the shared word must be more than a
+    # generic verb ("works" / "works out")
+    assert never_every("Never cooks on Mondays.", "Cooks dinner every Monday.")
+    assert not never_every("Never works on Saturdays.", "Works out every Saturday.")
+    assert not never_every("Never cooks on Mondays.", "Cooks every Tuesday.")
 
 
 def test_modality() -> None:

@@ -180,6 +180,10 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 break
         if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
             out.setdefault("weekday", set()).update({6, 7})
+        elif low in d["workday_words_set"] or key in d["workday_words_set"]:
+            out.setdefault("weekday", set()).update({1, 2, 3, 4, 5})
+        elif _every_day(lows, i):
+            out.setdefault("weekday", set()).update(range(1, 8))
         part = dayparts.get(low) or dayparts.get(key)
         if part:
             out.setdefault("daypart", set()).add(part)
@@ -213,6 +217,14 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     return out
 
 
+def _every_day(lows: Sequence[str], i: int) -> bool:
+    """Whether the token at ``i`` says "every day" ("daily", "every day", "매일", "날마다")."""
+    low = lows[i]
+    if low in ("daily", "everyday") or low.startswith(("매일", "날마다")):
+        return True
+    return low == "every" and i + 1 < len(lows) and lows[i + 1] == "day"
+
+
 def _merge_compound_durations(
     toks: Sequence[Tok], out: dict[str, set[Any]], units: dict[str, float]
 ) -> None:
@@ -234,3 +246,26 @@ def _month_names() -> dict[str, int]:
     from auditor.detectors._contradiction_data import MONTHS
 
     return dict(MONTHS)
+
+
+def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
+    joined = " " + " ".join(lows) + " "
+    return any(f" {p} " in joined for p in phrases)
+
+
+def _ko_negated(toks: Sequence[Tok]) -> bool:
+    """Whether Korean tokens negate: "절대", "금지", the adverb "안" / "못", "...지 않다",
+    "...지 말다". Read by token, not by substring: "주말" (weekend) holds 말 and "편안"
+    holds 안, and neither negates anything."""
+    words = _data()["never_words_ko_set"]
+    for i, t in enumerate(toks):
+        low = t.low
+        if low in words or low.startswith(("절대", "금지")):
+            return True
+        if low.startswith(("않", "안하", "안해", "못하", "못해")):
+            return True
+        if low.startswith("말") and i > 0 and toks[i - 1].low.endswith("지"):
+            return True  # "하지 말고", "먹지 마"
+        if low.endswith(("지않", "지않는다", "지않아", "지않음")):
+            return True
+    return False

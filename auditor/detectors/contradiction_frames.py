@@ -31,8 +31,9 @@ events).
 * a plan, a past state or a hypothetical ("plans to move to Rust", "used to live in", "if")
   never conflicts with the current state.
 
-:func:`never_every` catches "never on D" against "every day". The cue words are data
-(``data/contradiction_frames.json``): relation and modality words only, never values.
+:func:`auditor.detectors.frame_schedule.never_every` catches "never on D" against "every
+day" or "every D". The cue words are data (``data/contradiction_frames.json``): relation
+and modality words only, never values.
 Every regular expression here is linear-time (no nested unbounded quantifiers).
 """
 
@@ -49,12 +50,15 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import (
     Tok,
     _data,
+    _has_phrase,
     _is_hangul,
+    _ko_negated,
     _number,
     _tokens,
     _typed,
     ko_key,
 )
+from auditor.detectors.frame_schedule import never_every
 
 __all__ = [
     "Frame",
@@ -65,7 +69,6 @@ __all__ = [
     "frames_of",
     "heads_match",
     "ko_key",
-    "never_every",
     "read_pair",
     "text_modality",
 ]
@@ -100,6 +103,10 @@ class Frame:
         negated: the sentence is negated.
         modality: current, plan, past or hypothetical.
         span: offsets of the value in the fact.
+        approx: the value is approximate ("about", "약").
+        names: head keys written as names (a capital letter past the sentence's first word:
+            "NHS number", "DataGov API key"); two heads with a name each that the other
+            lacks are two things.
     """
 
     lang: str
@@ -115,6 +122,7 @@ class Frame:
     modality: Modality
     span: tuple[int, int]
     approx: bool = False
+    names: frozenset[str] = frozenset()
 
     def typed_map(self) -> dict[str, frozenset[Any]]:
         """The typed values as a mapping."""
@@ -144,11 +152,6 @@ class FrameVerdict:
 #: Facts whose frames, modality and schedule are remembered: four times a big subject's
 #: window and overlap (2,500 memories), so one scan does not keep most of a store's texts.
 _FACT_CACHE = 10_000
-
-
-def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
-    joined = " " + " ".join(lows) + " "
-    return any(f" {p} " in joined for p in phrases)
 
 
 def _modality(lows: Sequence[str], text: str, ko: bool) -> Modality:
@@ -236,7 +239,8 @@ def _only_before_relation(lows: Sequence[str], j: int, d: Mapping[str, Any]) -> 
     )
 
 
-def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
+def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
+    """The frame of an English sentence ``text`` (``toks`` start at ``offset`` of the fact)."""
     d = _data()
     lows = [t.low for t in toks]
     n = len(toks)
@@ -272,6 +276,13 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     subject = bool(head_toks)
     functional = _en_functional(verb, rel_parts, head_toks, lows[j] if j < n else "")
     head = frozenset(t.key for t in head_toks if t.key)
+    names = frozenset(
+        t.key
+        for t in head_toks
+        if t.key
+        and t.start > toks[0].start
+        and any(c.isupper() for c in text[t.start - offset : t.end - offset])
+    )
     if not head:
         head = frozenset({"@" + stem(verb)})
     if (
@@ -312,29 +323,12 @@ def _en_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         _modality(lows, text, False),
         span,
         any(w in _APPROX for w in lows),
+        names,
     )
 
 
 #: Korean endings of "there is" (an existential predicate: "[when] [thing]이 있다").
 _KO_EXISTENTIAL = ("있다", "있음", "있어요", "있어", "있습니다", "있고", "있는데")
-
-
-def _ko_negated(toks: Sequence[Tok]) -> bool:
-    """Whether Korean tokens negate: "절대", "금지", the adverb "안" / "못", "...지 않다",
-    "...지 말다". Read by token, not by substring: "주말" (weekend) holds 말 and "편안"
-    holds 안, and neither negates anything."""
-    words = _data()["never_words_ko_set"]
-    for i, t in enumerate(toks):
-        low = t.low
-        if low in words or low.startswith(("절대", "금지")):
-            return True
-        if low.startswith(("않", "안하", "안해", "못하", "못해")):
-            return True
-        if low.startswith("말") and i > 0 and toks[i - 1].low.endswith("지"):
-            return True  # "하지 말고", "먹지 마"
-        if low.endswith(("지않", "지않는다", "지않아", "지않음")):
-            return True
-    return False
 
 
 def _ko_existential(toks: Sequence[Tok]) -> tuple[Sequence[Tok], Sequence[Tok]] | None:
@@ -371,7 +365,7 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     if topic < 0 or topic + 1 >= len(toks):
         existential = _ko_existential(toks)
         if existential is None:
-            return None
+            return _ko_habitual(text, toks)
         head_toks, value_toks = existential
         return _ko_typed_only(text, toks, head_toks, value_toks)
     head = frozenset(_bigrams(" ".join(t.key for t in toks[: topic + 1])))
@@ -413,6 +407,57 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         functional = False  # "저는 X이다": a person's traits hold many values
     return _ko_made(
         text, toks, value_toks, head, rel, functional, values, typed, (only, conj, negated)
+    )
+
+
+#: Korean particles that mark a verb's argument (object, subject).
+_KO_ARGUMENTS = ("을", "를", "이", "가")
+
+
+def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
+    """The frame of a Korean sentence without a topic that says when something is done or
+    happened: "매일 아침 7시에 출근한다" (goes to work at 7 every morning), "매주 월요일에
+    요가를 한다", "딸이 2019년에 태어났다". The head is the predicate with its arguments
+    (the words marked 을/를/이/가), compared as whole keys, so another subject or object is
+    another head; the value is the typed values of the adverbials (when, how often, how
+    long). Read only with a habit word or a marked subject (``ko_habit_words``), never for a
+    request ("300단어 이상으로 작성하세요")."""
+    d = _data()
+    pred = len(toks) - 1
+    while pred > 0 and toks[pred].low.startswith(tuple(d["ko_auxiliaries"])):
+        pred -= 1
+    last = toks[pred].low
+    if (
+        pred == 0
+        or not _is_hangul(last)
+        or last.endswith(tuple(d["ko_copula_final"]))
+        or last.startswith(_KO_EXISTENTIAL)
+        or toks[-1].low.endswith(tuple(d["ko_request_endings"]))
+    ):
+        return None
+    args = [
+        t
+        for t in toks[:pred]
+        if _is_hangul(t.low)
+        and len(t.low) >= 2
+        and t.low.endswith(_KO_ARGUMENTS)
+        and not any(c.isdigit() for c in t.low)
+    ]
+    value_toks = [t for t in toks[:pred] if t not in args]
+    habit = any(
+        t.low.startswith(tuple(d["ko_habit_words"])) or t.low.endswith("마다") for t in value_toks
+    )
+    has_subject = any(t.low.endswith(("이", "가")) for t in args)
+    if not value_toks or not (habit or has_subject):
+        return None
+    typed = _typed(value_toks, True)
+    if not typed:
+        return None
+    rel = toks[pred].key
+    head = frozenset({rel, *(t.key for t in args)})
+    negated = _ko_negated(toks)
+    return _ko_made(
+        text, toks, value_toks, head, rel, True, frozenset(), typed, (False, False, negated)
     )
 
 
@@ -504,7 +549,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
         if len(toks) < 2 or _is_question(part, toks):
             continue
         ko = any(_is_hangul(t.low) for t in toks)
-        frame = _ko_frame(part, toks) if ko else _en_frame(part, toks)
+        frame = _ko_frame(part, toks) if ko else _en_frame(part, toks, max(pos, 0))
         if frame is not None:
             out.append(frame)
     return tuple(out)
@@ -531,8 +576,8 @@ def heads_match(a: Frame, b: Frame) -> bool:
             or bool(_typed_kinds(a) & _typed_kinds(b))
             or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
         )
-    if overlap < 0.5:
-        return False
+    if overlap < 0.5 or (a.names - b.head and b.names - a.head):
+        return False  # "NHS number" / "Turkish ID number": one word shared, two things
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
         return True
     group = _relation_groups().get(a.rel)
@@ -578,8 +623,34 @@ def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:
     )
 
 
+#: Typed values that say when something holds rather than what it is.
+_SCOPE_KINDS = ("weekday", "daypart")
+
+
 def _typed_kinds(f: Frame) -> set[str]:
     return {k for k, _v in f.typed}
+
+
+def _other_occasions(a: Frame, b: Frame) -> bool:
+    """Whether two frames speak of different occasions: a scope on both sides (days of the
+    week, part of the day) that does not overlap, or one narrower than the other (an
+    exception to a rule: "every day at 6" / "at 8 on weekends"), beside another value that
+    differs ("wakes at 7am on weekdays" / "at 9am on weekends", "runs 5 km in the morning" /
+    "10 km in the evening"). A scope alone is the value ("the lesson is every Tuesday" /
+    "every Thursday")."""
+    ta, tb = a.typed_map(), b.typed_map()
+    if not any(
+        k in ta and k in tb and (not (ta[k] & tb[k]) or ta[k] < tb[k] or tb[k] < ta[k])
+        for k in _SCOPE_KINDS
+    ):
+        return False
+    if (set(ta) | set(tb)) - set(_SCOPE_KINDS):
+        return True
+    return _with_digits(a.values) != _with_digits(b.values)  # "5km" / "10km": untyped amounts
+
+
+def _with_digits(values: frozenset[str]) -> frozenset[str]:
+    return frozenset(v for v in values if any(c.isdigit() for c in v))
 
 
 def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
@@ -609,6 +680,8 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         return FrameVerdict("compatible", 0.0, "modality", a.span, b.span)
     if a.negated != b.negated:
         return None  # negation is the negation check's business
+    if _other_occasions(a, b):
+        return FrameVerdict("compatible", 0.0, "scope", a.span, b.span)
     typed = _typed_verdict(a, b)
     if typed is not None:
         kind, vtype = typed
@@ -633,47 +706,6 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     if a.lang == "ko" and (len(only_a) > 2 or len(only_b) > 2):
         score = min(score, 0.5)
     return FrameVerdict("value", score, "text", a.span, b.span)
-
-
-@functools.lru_cache(maxsize=_FACT_CACHE)
-def _schedule(text: str) -> tuple[bool, bool, frozenset[str]]:
-    """(rules a day out, says every day, action keys) of one fact, for :func:`never_every`."""
-    d = _data()
-    toks = _tokens(text)
-    lows = [t.low for t in toks]
-    days = set(d["weekdays"]) | d["weekend_words_set"]
-    if _is_hangul(text):
-        ko_days = [day for day in days if _is_hangul(day)]
-        neg = _ko_negated(toks)
-        every = any(w in text for w in d["every_day_ko"])
-        has_day = any(day in text for day in ko_days)
-        keys = frozenset(
-            t.key[:2] for t in toks if t.key and not any(day in t.low for day in ko_days)
-        )
-    else:
-        neg = any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
-        every = _has_phrase(lows, d["every_day_phrases"])
-        has_day = any(w in days for w in lows)
-        keys = frozenset(
-            t.key
-            for t in toks
-            if len(t.key) > 2
-            and t.low not in days
-            and t.low not in d["qualifiers_set"]
-            and t.low not in d["never_words_set"]
-            and t.low not in ("day", "days", "week")
-        )
-    return neg and has_day and not every, every and not neg, keys
-
-
-def never_every(a_text: str, b_text: str) -> bool:
-    """ "never on D" / "not on weekends" in one text and "every day" in the other, about the
-    same action (a shared content word besides the day words)."""
-    na, ea, ka = _schedule(a_text)
-    nb, eb, kb = _schedule(b_text)
-    if not ((na and eb) or (nb and ea)):
-        return False
-    return bool(ka & kb)
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,7 +94,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
 from auditor.detectors.contradiction_frames import ko_key
-from auditor.detectors.frame_pairs import different_things, substituted_value
+from auditor.detectors.frame_pairs import different_things, substituted_value, typed_apart
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -370,7 +370,7 @@ def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
         return True
     # one value swapped for another, even of a relation that holds many ("plays soccer on
     # Saturdays" / "plays tennis on Saturdays"): two facts, not one told twice
-    if substituted_value(older.fact, newer.fact):
+    if substituted_value(older.fact, newer.fact) or typed_apart(older.fact, newer.fact):
         return True
     return different_things(a.fact, b.fact)
 

@@ -5,7 +5,10 @@ ask of a pair that shares most of its words.
   soccer" / "plays tennis on Saturdays"), or Korean sentences equal but for one subject or
   object: two facts;
 * :func:`different_things`: one relation of two different named things ("Project A is
-  licensed under MIT" / "Project B ..."): a template, not a copy.
+  licensed under MIT" / "Project B ..."): a template, not a copy;
+* :func:`typed_apart`: the two facts give one kind of typed value (a day of the week, a
+  clock time, a date, an amount with its unit) values that do not overlap ("does yoga every
+  Monday" / "every Wednesday"): two facts, however many words they share.
 
 Both read the frames of :mod:`auditor.detectors.contradiction_frames`.
 """
@@ -14,10 +17,13 @@ from __future__ import annotations
 
 import functools
 
-from auditor.detectors._frame_words import _data, _is_hangul, _tokens
+from auditor.detectors._frame_words import _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import frames_of, heads_match
 
-__all__ = ["different_things", "substituted_value"]
+__all__ = ["different_things", "substituted_value", "typed_apart"]
+
+#: The most tokens of a fact read for its typed values (a long text is no short fact).
+_TYPED_TOKENS = 200
 
 #: The most words a substituted value may have on each side ("soccer" / "tennis").
 _SUBSTITUTION_WORDS = 2
@@ -98,3 +104,14 @@ def different_things(a_text: str, b_text: str) -> bool:
         for x in fa
         for y in fb
     )
+
+
+def typed_apart(a_text: str, b_text: str) -> bool:
+    """Whether two facts give one kind of typed value values that do not overlap ("does yoga
+    every Monday" / "every Wednesday", "7시에" / "9시에"): two facts, not one told twice.
+    One value written two ways ("30 minutes" / "half an hour") agrees."""
+    ta = _typed(_tokens(a_text)[:_TYPED_TOKENS], _is_hangul(a_text))
+    if not ta:
+        return False
+    tb = _typed(_tokens(b_text)[:_TYPED_TOKENS], _is_hangul(b_text))
+    return any(kind in tb and not (values & tb[kind]) for kind, values in ta.items())

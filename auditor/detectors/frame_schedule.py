@@ -1,0 +1,106 @@
+"""Days a fact rules out or says something recurs on: "never on D" against "every day" or
+"every D" (:func:`never_every`), one of the frames' rule-conflict checks.
+
+The cue words (never words, every-day phrases, weekday and weekend words, generic verbs)
+are data: ``auditor/detectors/data/contradiction_frames.json``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_words import (
+    _data,
+    _has_phrase,
+    _is_hangul,
+    _ko_negated,
+    _tokens,
+    _typed,
+)
+
+__all__ = ["never_every"]
+
+#: Facts whose schedule is remembered (as the frames' cache of facts).
+_FACT_CACHE = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Schedule:
+    """What one fact says of days, for :func:`never_every`.
+
+    Attributes:
+        rules_out: days it rules out ("never on Mondays", "주말에는 절대 ... 않는다").
+        recurs_on: days it says something happens on, again and again ("every day",
+            "every Saturday", "on Saturdays", "매주 토요일", "토요일마다").
+        keys: its content words besides the day words (the action).
+    """
+
+    rules_out: frozenset[int]
+    recurs_on: frozenset[int]
+    keys: frozenset[str]
+
+
+_ALL_DAYS = frozenset(range(1, 8))
+
+
+@functools.lru_cache(maxsize=_FACT_CACHE)
+def _schedule(text: str) -> _Schedule:
+    """The days one fact rules out or says something recurs on (see :class:`_Schedule`)."""
+    d = _data()
+    toks = _tokens(text)
+    lows = [t.low for t in toks]
+    days = set(d["weekdays"]) | d["weekend_words_set"] | d["workday_words_set"]
+    said = frozenset(_typed(toks, _is_hangul(text)).get("weekday", set()))
+    if _is_hangul(text):
+        ko_days = [day for day in days if _is_hangul(day)]
+        neg = _ko_negated(toks)
+        every = any(w in text for w in d["every_day_ko"])
+        recurring = every or any(w in text for w in ("매주", "마다"))
+        keys = frozenset(
+            t.key[:2] for t in toks if t.key and not any(day in t.low for day in ko_days)
+        )
+    else:
+        neg = any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
+        every = _has_phrase(lows, d["every_day_phrases"])
+        # "every Saturday", "on Saturdays": a plural day name recurs
+        recurring = every or "every" in lows or any(w.endswith("s") and w in days for w in lows)
+        keys = frozenset(
+            t.key
+            for t in toks
+            if len(t.key) > 2
+            and t.low not in days
+            and t.low not in d["qualifiers_set"]
+            and t.low not in d["never_words_set"]
+            and t.low not in ("day", "days", "week")
+        )
+    if neg:
+        return _Schedule(said - _ALL_DAYS if every else said, frozenset(), keys)
+    return _Schedule(
+        frozenset(), (_ALL_DAYS if every else said) if recurring else frozenset(), keys
+    )
+
+
+@functools.cache
+def _generic_verbs() -> frozenset[str]:
+    """``generic_verbs`` of the data file, keyed as :func:`_schedule` keys words."""
+    words = _data()["generic_verbs"]
+    return frozenset(w if _is_hangul(w) else stem(w) for w in words)
+
+
+def never_every(a_text: str, b_text: str) -> bool:
+    """ "never on D" / "not on weekends" in one text and "every day" or "every D" in the
+    other, about the same action (a shared content word besides the day words; for a
+    single day, one that is not a generic verb such as "work" or "check")."""
+    sa, sb = _schedule(a_text), _schedule(b_text)
+    for no, yes in ((sa, sb), (sb, sa)):
+        clash = no.rules_out & yes.recurs_on
+        if not clash:
+            continue
+        shared = no.keys & yes.keys
+        if yes.recurs_on != _ALL_DAYS:
+            shared -= _generic_verbs()
+        if shared:
+            return True
+    return False
