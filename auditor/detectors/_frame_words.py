@@ -26,11 +26,18 @@ _DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
 #: Hangul runs, other word runs (joined by ' . + # / - inside: Node.js, GPL-3.0, C++), ":"
 #: and "," as tokens. Each repetition needs a separator outside the run class: linear time.
 _TOKEN = re.compile(
-    r"\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
+    # a clock time ("6:30", "6:30am") and a number in groups of three ("800,000") are one
+    # token each, before the word and punctuation alternatives split them
+    r"[$€£¥₩]\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|[$€£¥₩]\d{1,9}(?:\.\d+)?(?![\d,])"
+    r"|\d{1,2}:\d{2}(?:[aApP][mM])?(?![\d:])|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])"
+    r"|\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+"
+    r"|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
 )
 
 
 _NUM = re.compile(r"^(\d{1,6})(?:\.(\d{1,3}))?$")
+_CURRENCY = frozenset("$€£¥₩")
+_GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
 _KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
@@ -122,6 +129,8 @@ def _number(low: str) -> float | None:
     m = _NUM.match(low)
     if m:
         return float(m.group(0))
+    if _GROUPED.match(low):
+        return float(low.replace(",", ""))
     value = _data()["number_words"].get(low)
     return float(value) if value is not None else None
 
@@ -160,6 +169,12 @@ def _ko_days_long(unit: str, toks: Sequence[Tok], i: int) -> bool:
     return unit.startswith("일간") or (i + 1 < len(toks) and toks[i + 1].low.startswith("동안"))
 
 
+@functools.cache
+def _ko_weekdays() -> tuple[str, ...]:
+    """The Korean day names of the data file ("월요일" ...)."""
+    return tuple(w for w in _data()["weekdays"] if _is_hangul(w))
+
+
 def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     """Typed values among ``toks`` (a value region)."""
     d = _data()
@@ -168,14 +183,15 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     months = {k: v for k, v in _month_names().items()}
     lows = [t.low for t in toks]
     keys = [t.key for t in toks]
+    minutes_of_clock: set[int] = set()
     for i, t in enumerate(toks):
         low, key = t.low, t.key
         for cand in (low, key):
             if cand in weekdays:
                 out.setdefault("weekday", set()).add(weekdays[cand])
                 break
-            if ko and any(cand.startswith(w) for w in weekdays if _is_hangul(w)):
-                wd = next(w for w in weekdays if _is_hangul(w) and cand.startswith(w))
+            if ko and cand.startswith(_ko_weekdays()):
+                wd = next(w for w in _ko_weekdays() if cand.startswith(w))
                 out.setdefault("weekday", set()).add(weekdays[wd])
                 break
         if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
@@ -194,6 +210,11 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
         if clock and clock.group(3):
             hour = int(clock.group(1)) % 12 + (12 if clock.group(3) == "pm" else 0)
             out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
+        elif clock and clock.group(2) and int(clock.group(1)) < 24:  # "7:40", "14:00"
+            out.setdefault("clock", set()).add((int(clock.group(1)), int(clock.group(2))))
+        if low[:1] in _CURRENCY:  # "$373.52": an amount of money
+            out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
+            continue
         num = _number(low)
         nxt = lows[i + 1] if i + 1 < len(lows) else ""
         if num is not None and nxt:
@@ -201,7 +222,7 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("date", set()).add((months[nxt], int(num)))
             elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
                 out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
-            elif low not in ("a", "an", "one") or nxt in units:
+            elif (low not in ("a", "an", "one") or nxt in units) and _counts(nxt, d):
                 out.setdefault("count:" + keys[i + 1], set()).add(num)
         if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
             day = int(float(lows[i + 1]))
@@ -209,12 +230,48 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("date", set()).add((months[low], day))
         elif low in months and len(low) > 3:
             out.setdefault("month", set()).add(months[low])
-        if ko:
+        if ko and i not in minutes_of_clock:
             km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
-            if km:
+            if km and _ko_clock(km.group(1), km.group(2), toks, i, out):
+                minutes_of_clock.add(i + 1)  # "7시 40분": 40분 is the clock's, no duration
+            elif km:
                 _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
     return out
+
+
+def _ko_clock(num_s: str, unit: str, toks: Sequence[Tok], i: int, out: dict[str, set[Any]]) -> bool:
+    """A Korean clock time ("7시", "7시 40분", "7시 반", "오후 3시"), added to ``out`` as
+    ``clock``; False when the number is no hour ("3시간" is a duration)."""
+    if not unit.startswith("시") or unit.startswith("시간"):
+        return False
+    hour = int(num_s)
+    if hour > 24:  # noqa: PLR2004 - no hour of the day
+        return False
+    if i > 0 and toks[i - 1].low in ("오후", "저녁") and hour < 12:  # noqa: PLR2004
+        hour += 12
+    minute = 0
+    if i + 1 < len(toks):
+        nxt = toks[i + 1].low
+        mm = _KO_NUM_UNIT.match(nxt)
+        if mm and mm.group(2).startswith("분") and int(mm.group(1)) < 60:  # noqa: PLR2004
+            minute = int(mm.group(1))
+        elif nxt.startswith("반"):
+            minute = 30
+    out.setdefault("clock", set()).add((hour % 24, minute))
+    return True
+
+
+def _counts(word: str, d: dict[str, Any]) -> bool:
+    """Whether ``word`` after a number is what it counts ("3 kids", "40 employees"), not a
+    preposition, a link word or punctuation ("$373.52 by", "7 :")."""
+    return (
+        len(word) >= 2  # noqa: PLR2004 - "a", ":" and "," count nothing
+        and word[0].isalpha()
+        and word not in d["prepositions_set"]
+        and word not in d["determiners_set"]
+        and word not in d["conjunctions_set"]
+    )
 
 
 def _every_day(lows: Sequence[str], i: int) -> bool:

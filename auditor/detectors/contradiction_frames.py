@@ -43,10 +43,11 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_types import Frame, FrameVerdict, Modality
 from auditor.detectors._frame_words import (
     Tok,
     _data,
@@ -58,12 +59,14 @@ from auditor.detectors._frame_words import (
     _typed,
     ko_key,
 )
+from auditor.detectors.frame_occasions import attached_keys, other_activity, other_occasions
 from auditor.detectors.frame_schedule import never_every
 
 __all__ = [
     "Frame",
     "FrameReading",
     "FrameVerdict",
+    "another_person",
     "compare_frames",
     "frame_keys",
     "frames_of",
@@ -81,73 +84,6 @@ _SHORT_VALUE = 4
 _APPROX = frozenset(
     {"about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa", "~"}
 )
-
-Modality = Literal["current", "plan", "past", "hypothetical"]
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One "head relation value" reading of a sentence.
-
-    Attributes:
-        lang: ``en`` or ``ko``.
-        head: content keys of the attribute head (the subject phrase; empty when none).
-        rel: the relation key (copula, verb stem with its preposition; ``ko`` for Korean).
-        functional: whether the relation holds one value at a time.
-        subject: whether the sentence names its subject (not "Works at X").
-        values: content keys of the value (qualifiers removed).
-        typed: typed value sets by type (weekday, daypart, date, month, duration, count,
-            clock, dom).
-        only: the value is restricted ("only", "에만").
-        conj: the value lists several items ("X and Y", "X와 Y").
-        negated: the sentence is negated.
-        modality: current, plan, past or hypothetical.
-        span: offsets of the value in the fact.
-        approx: the value is approximate ("about", "약").
-        names: head keys written as names (a capital letter past the sentence's first word:
-            "NHS number", "DataGov API key"); two heads with a name each that the other
-            lacks are two things.
-    """
-
-    lang: str
-    head: frozenset[str]
-    rel: str
-    functional: bool
-    subject: bool
-    values: frozenset[str]
-    typed: tuple[tuple[str, frozenset[Any]], ...]
-    only: bool
-    conj: bool
-    negated: bool
-    modality: Modality
-    span: tuple[int, int]
-    approx: bool = False
-    names: frozenset[str] = frozenset()
-
-    def typed_map(self) -> dict[str, frozenset[Any]]:
-        """The typed values as a mapping."""
-        return dict(self.typed)
-
-
-@dataclass(frozen=True, slots=True)
-class FrameVerdict:
-    """The outcome of comparing two frames.
-
-    Attributes:
-        kind: ``typed`` (typed values differ), ``only`` (a restriction broken), ``value``
-            (untyped values differ), ``restatement`` (same value, more detail) or
-            ``compatible``.
-        score: heuristic confidence that the pair conflicts (0 for compatible kinds).
-        value_type: the type of the differing values (``text`` when untyped).
-        older_span / newer_span: value offsets in each fact.
-    """
-
-    kind: str
-    score: float
-    value_type: str
-    older_span: tuple[int, int]
-    newer_span: tuple[int, int]
-
 
 #: Facts whose frames, modality and schedule are remembered: four times a big subject's
 #: window and overlap (2,500 memories), so one scan does not keep most of a store's texts.
@@ -273,6 +209,8 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     end = _clause_end(toks, j)
     value_toks = toks[j:end][:_MAX_VALUE_TOKENS]
     verb = rel_parts[0]
+    if verb == ":" and any(t.low in d["question_auxiliaries_set"] for t in value_toks):
+        return None  # "SUBJECT: your card has been charged ...": a message, not a value
     subject = bool(head_toks)
     functional = _en_functional(verb, rel_parts, head_toks, lows[j] if j < n else "")
     head = frozenset(t.key for t in head_toks if t.key)
@@ -324,6 +262,7 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         span,
         any(w in _APPROX for w in lows),
         names,
+        attached_keys(value_toks, typed),
     )
 
 
@@ -333,23 +272,42 @@ _KO_EXISTENTIAL = ("있다", "있음", "있어요", "있어", "있습니다", "�
 
 def _ko_existential(toks: Sequence[Tok]) -> tuple[Sequence[Tok], Sequence[Tok]] | None:
     """``(head tokens, value tokens)`` of "매주 화요일에 피아노 레슨이 있다" (every Tuesday
-    there is a piano lesson): the subject marked 이/가 right before an existential
-    predicate is the head (with the bare nouns before it), the adverbials before it the
-    value. None for any other shape."""
+    there is a piano lesson) or "서울 사무실에는 직원이 40명 있다" (the Seoul office has 40
+    employees): the subject marked 이/가 before an existential predicate (a count may stand
+    between them) is the head, with the bare nouns before it and the place it is in; the
+    adverbials that say when or how many are the value. None for any other shape."""
     if len(toks) < 3 or not toks[-1].low.startswith(_KO_EXISTENTIAL):
         return None
     subject = len(toks) - 2
+    counted = any(c.isdigit() for c in toks[subject].low)
+    if counted:
+        subject -= 1  # "직원이 40명 있다": the count is the value
     low = toks[subject].low
-    if not (_is_hangul(low) and len(low) >= 2 and low.endswith(("이", "가"))):
+    if subject < 0 or not (_is_hangul(low) and len(low) >= 2 and low.endswith(("이", "가"))):
         return None
     start = subject
     while (
         start > 0 and _is_hangul(toks[start - 1].low) and toks[start - 1].key == toks[start - 1].low
     ):
         start -= 1  # bare nouns of the subject ("피아노 레슨이"): no particle, no ending
-    if start == 0:
+    if start == 0 and not counted:
         return None
-    return toks[start : subject + 1], toks[:start]
+    when = [t for t in toks[:start] if _says_when(t)]
+    place = [t for t in toks[:start] if not _says_when(t)]
+    count = [toks[subject + 1]] if counted else []
+    return [*place, *toks[start : subject + 1]], [*when, *count]
+
+
+def _says_when(t: Tok) -> bool:
+    """Whether a Korean adverbial says when or how often (a number, a day, a habit word)."""
+    d = _data()
+    return (
+        any(c.isdigit() for c in t.low)
+        or t.low.startswith(tuple(d["ko_habit_words"]))
+        or t.low.endswith("마다")
+        or any(t.low.startswith(w) for w in d["weekdays"] if _is_hangul(w))
+        or any(t.low.startswith(w) for w in d["dayparts"] if _is_hangul(w))
+    )
 
 
 def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
@@ -445,7 +403,8 @@ def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
     ]
     value_toks = [t for t in toks[:pred] if t not in args]
     habit = any(
-        t.low.startswith(tuple(d["ko_habit_words"])) or t.low.endswith("마다") for t in value_toks
+        t.low.startswith(tuple(d["ko_habit_words"])) or t.low.endswith("마다") or t.low == "때는"
+        for t in value_toks
     )
     has_subject = any(t.low.endswith(("이", "가")) for t in args)
     if not value_toks or not (habit or has_subject):
@@ -456,8 +415,12 @@ def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
     rel = toks[pred].key
     head = frozenset({rel, *(t.key for t in args)})
     negated = _ko_negated(toks)
+    # the adverbials' other words ("회사 근처에서") are values of a relation that holds many
+    # (only the judge weighs them); the typed values are compared as usual
+    qual = d["qualifiers_set"] | d["ko_light_verbs_set"]
+    values = frozenset(t.key for t in value_toks if t.key and t.key not in qual)
     return _ko_made(
-        text, toks, value_toks, head, rel, True, frozenset(), typed, (False, False, negated)
+        text, toks, value_toks, head, rel, False, values, typed, (False, False, negated)
     )
 
 
@@ -578,6 +541,8 @@ def heads_match(a: Frame, b: Frame) -> bool:
         )
     if overlap < 0.5 or (a.names - b.head and b.names - a.head):
         return False  # "NHS number" / "Turkish ID number": one word shared, two things
+    if another_person(a, b):
+        return False  # "her birthday" / "her mother's birthday"
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
         return True
     group = _relation_groups().get(a.rel)
@@ -585,6 +550,22 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return False
     # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
     return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
+
+
+@functools.cache
+def _relatives() -> frozenset[str]:
+    """``relatives`` of the data file, keyed as English heads are."""
+    return frozenset(stem(w) for w in _data()["relatives"] if w.isascii())
+
+
+def another_person(a: Frame, b: Frame) -> bool:
+    """Whether two English heads name different people beside the subject: a relative in
+    one that the other lacks ("her birthday" / "her mother's birthday", "his son's school" /
+    "his daughter's school")."""
+    if a.lang != "en" or b.lang != "en":
+        return False
+    people = _relatives()
+    return (a.head & people) != (b.head & people)
 
 
 @functools.cache
@@ -623,34 +604,8 @@ def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:
     )
 
 
-#: Typed values that say when something holds rather than what it is.
-_SCOPE_KINDS = ("weekday", "daypart")
-
-
 def _typed_kinds(f: Frame) -> set[str]:
     return {k for k, _v in f.typed}
-
-
-def _other_occasions(a: Frame, b: Frame) -> bool:
-    """Whether two frames speak of different occasions: a scope on both sides (days of the
-    week, part of the day) that does not overlap, or one narrower than the other (an
-    exception to a rule: "every day at 6" / "at 8 on weekends"), beside another value that
-    differs ("wakes at 7am on weekdays" / "at 9am on weekends", "runs 5 km in the morning" /
-    "10 km in the evening"). A scope alone is the value ("the lesson is every Tuesday" /
-    "every Thursday")."""
-    ta, tb = a.typed_map(), b.typed_map()
-    if not any(
-        k in ta and k in tb and (not (ta[k] & tb[k]) or ta[k] < tb[k] or tb[k] < ta[k])
-        for k in _SCOPE_KINDS
-    ):
-        return False
-    if (set(ta) | set(tb)) - set(_SCOPE_KINDS):
-        return True
-    return _with_digits(a.values) != _with_digits(b.values)  # "5km" / "10km": untyped amounts
-
-
-def _with_digits(values: frozenset[str]) -> frozenset[str]:
-    return frozenset(v for v in values if any(c.isdigit() for c in v))
 
 
 def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
@@ -680,7 +635,7 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         return FrameVerdict("compatible", 0.0, "modality", a.span, b.span)
     if a.negated != b.negated:
         return None  # negation is the negation check's business
-    if _other_occasions(a, b):
+    if other_occasions(a, b) or other_activity(a, b):
         return FrameVerdict("compatible", 0.0, "scope", a.span, b.span)
     typed = _typed_verdict(a, b)
     if typed is not None:

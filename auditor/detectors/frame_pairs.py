@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 
 from auditor.detectors._frame_words import _data, _is_hangul, _tokens, _typed
-from auditor.detectors.contradiction_frames import frames_of, heads_match
+from auditor.detectors.contradiction_frames import another_person, frames_of, heads_match
 
 __all__ = ["different_things", "substituted_value", "typed_apart"]
 
@@ -92,6 +92,8 @@ def different_things(a_text: str, b_text: str) -> bool:
         return False
     if any(heads_match(x, y) for x in fa for y in fb):
         return False
+    if any(x.rel == y.rel and another_person(x, y) for x in fa for y in fb):
+        return True  # "her birthday" / "her mother's birthday"
     return any(
         x.lang == y.lang
         and x.subject

@@ -8,10 +8,12 @@ are data: ``auditor/detectors/data/contradiction_frames.json``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import (
+    Tok,
     _data,
     _has_phrase,
     _is_hangul,
@@ -45,40 +47,74 @@ class _Schedule:
 _ALL_DAYS = frozenset(range(1, 8))
 
 
+_NOTHING = _Schedule(frozenset(), frozenset(), frozenset())
+
+
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _schedule(text: str) -> _Schedule:
     """The days one fact rules out or says something recurs on (see :class:`_Schedule`)."""
     d = _data()
     toks = _tokens(text)
     lows = [t.low for t in toks]
-    days = set(d["weekdays"]) | d["weekend_words_set"] | d["workday_words_set"]
-    said = frozenset(_typed(toks, _is_hangul(text)).get("weekday", set()))
-    if _is_hangul(text):
-        ko_days = [day for day in days if _is_hangul(day)]
+    ko = _is_hangul(text)
+    if ko:
         neg = _ko_negated(toks)
         every = any(w in text for w in d["every_day_ko"])
         recurring = every or any(w in text for w in ("매주", "마다"))
-        keys = frozenset(
-            t.key[:2] for t in toks if t.key and not any(day in t.low for day in ko_days)
-        )
     else:
         neg = any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
         every = _has_phrase(lows, d["every_day_phrases"])
         # "every Saturday", "on Saturdays": a plural day name recurs
-        recurring = every or "every" in lows or any(w.endswith("s") and w in days for w in lows)
-        keys = frozenset(
-            t.key
-            for t in toks
-            if len(t.key) > 2
-            and t.low not in days
-            and t.low not in d["qualifiers_set"]
-            and t.low not in d["never_words_set"]
-            and t.low not in ("day", "days", "week")
-        )
+        recurring = every or "every" in lows or any(w.endswith("s") and w in _days() for w in lows)
+    if not (neg or recurring):
+        return _NOTHING  # most facts: read no further
+    said = _days_said(toks, ko)
+    if not (said or every):
+        return _NOTHING
+    keys = _ko_keys(toks) if ko else _en_keys(toks)
     if neg:
         return _Schedule(said - _ALL_DAYS if every else said, frozenset(), keys)
-    return _Schedule(
-        frozenset(), (_ALL_DAYS if every else said) if recurring else frozenset(), keys
+    return _Schedule(frozenset(), _ALL_DAYS if every else said, keys)
+
+
+@functools.cache
+def _days() -> frozenset[str]:
+    d = _data()
+    out: set[str] = set(d["weekdays"])
+    return frozenset(out | d["weekend_words_set"] | d["workday_words_set"])
+
+
+def _days_said(toks: Sequence[Tok], ko: bool) -> frozenset[int]:
+    """The days of the week the day words among ``toks`` name."""
+    days = _days()
+    day_toks = [t for t in toks if t.low in days or t.key in days or (ko and _is_ko_day(t.low))]
+    return frozenset(_typed(day_toks, True).get("weekday", set())) if day_toks else frozenset()
+
+
+@functools.cache
+def _ko_days() -> tuple[str, ...]:
+    return tuple(day for day in _days() if _is_hangul(day))
+
+
+def _is_ko_day(low: str) -> bool:
+    return any(day in low for day in _ko_days())
+
+
+def _ko_keys(toks: Sequence[Tok]) -> frozenset[str]:
+    return frozenset(t.key[:2] for t in toks if t.key and not _is_ko_day(t.low))
+
+
+def _en_keys(toks: Sequence[Tok]) -> frozenset[str]:
+    d = _data()
+    days = _days()
+    return frozenset(
+        t.key
+        for t in toks
+        if len(t.key) > 2  # noqa: PLR2004 - short words are no action
+        and t.low not in days
+        and t.low not in d["qualifiers_set"]
+        and t.low not in d["never_words_set"]
+        and t.low not in ("day", "days", "week")
     )
 
 

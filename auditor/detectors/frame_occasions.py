@@ -1,0 +1,110 @@
+"""Two frames of one attribute that are still no conflict: different occasions ("at 6:30am
+on weekdays" / "at 10am on weekends") or typed values of different things ("the 7:40 bus"
+/ "the 6:10 train"). Read by :func:`auditor.detectors.contradiction_frames.compare_frames`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_types import Frame
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _number, ko_key
+
+__all__ = ["SCOPE_KINDS", "attached_keys", "other_activity", "other_occasions", "scope_words"]
+
+#: Typed values that say when something holds rather than what it is.
+SCOPE_KINDS = ("weekday", "daypart")
+
+
+def other_occasions(a: Frame, b: Frame) -> bool:
+    """Whether two frames speak of different occasions: a scope on both sides (days of the
+    week, part of the day) that does not overlap, or one narrower than the other (an
+    exception to a rule: "every day at 6" / "at 8 on weekends"), beside another value that
+    differs ("wakes at 7am on weekdays" / "at 9am on weekends", "runs 5 km in the morning" /
+    "10 km in the evening"). A scope alone is the value ("the lesson is every Tuesday" /
+    "every Thursday")."""
+    ta, tb = a.typed_map(), b.typed_map()
+    if not any(
+        k in ta and k in tb and (not (ta[k] & tb[k]) or ta[k] < tb[k] or tb[k] < ta[k])
+        for k in SCOPE_KINDS
+    ):
+        return False
+    if (set(ta) | set(tb)) - set(SCOPE_KINDS):
+        return True
+    # another value beside the scope: "5km" / "10km", "coffee in the morning" / "tea in the
+    # afternoon", "회사 근처에서" / "집에서"
+    rest_a, rest_b = a.values - scope_words(), b.values - scope_words()
+    return bool(rest_a - rest_b and rest_b - rest_a)
+
+
+def other_activity(a: Frame, b: Frame) -> bool:
+    """Whether two frames without a named subject (or of a relation that holds many values)
+    give different typed values to different things: the words beside the numbers differ
+    on both sides ("takes the 7:40 bus to work" / "the 6:10 train home", "pays 800,000 won
+    rent" / "50,000 won for the phone"). "Starts work at 7am" / "at 9am" stays a conflict;
+    so does a named subject ("the standup is at 9am in room A" / "at 10am in room B")."""
+    if a.subject and a.functional and b.subject and b.functional:
+        return False
+    ta, tb = a.typed_map(), b.typed_map()
+    if not any(k in tb and not (v & tb[k]) for k, v in ta.items()):
+        return False
+    return bool(a.attached and b.attached and a.attached.isdisjoint(b.attached))
+
+
+def attached_keys(value_toks: Sequence[Tok], typed: dict[str, set[Any]]) -> frozenset[str]:
+    """What each typed value token of a value is attached to (see :func:`_attached`)."""
+    if not typed:
+        return frozenset()
+    units = {k.split(":", 1)[1] for k in typed if k.startswith("count:")}
+    out: set[str] = set()
+    for i, t in enumerate(value_toks):
+        if not any(c.isdigit() for c in t.low) and _number(t.low) is None:
+            continue
+        nxt = value_toks[i + 1].key if i + 1 < len(value_toks) else None
+        key = _attached(value_toks, i, nxt if nxt in units else None)
+        if key is not None:
+            out.add(key)
+    return frozenset(out)
+
+
+def _attached(value_toks: Sequence[Tok], typed_at: int, unit: str | None) -> str | None:
+    """The key of the thing a typed value is attached to: the first content word after it
+    (past its unit, link words and scope words, before any punctuation): "7:40 bus" -> bus,
+    "800,000 won for the phone" -> phone, "two kids, ..." -> none."""
+    d = _data()
+    skip = d["prepositions_set"] | d["determiners_set"] | scope_words()
+    for t in value_toks[typed_at + 1 : typed_at + 5]:
+        if not t.low[:1].isalnum():
+            return None
+        if t.low == unit or t.key == unit or t.low in skip or t.key in skip:
+            continue
+        if _number(t.low) is not None:
+            return None
+        return t.key
+    return None
+
+
+@functools.cache
+def scope_words() -> frozenset[str]:
+    """Value keys that only say when (day and part-of-day words, "every") or link words."""
+    d = _data()
+    words = [
+        *d["weekdays"],
+        *d["dayparts"],
+        *d["weekend_words"],
+        *d["workday_words"],
+        *d["every_day_ko"],
+        "every",
+        "each",
+        "day",
+        "daily",
+        "매주",
+        "마다",
+    ]
+    keys: set[str] = set(words) | {ko_key(w) if _is_hangul(w) else stem(w) for w in words}
+    for link in ("prepositions_set", "determiners_set", "qualifiers_set"):
+        keys |= d[link]
+    return frozenset(keys)
