@@ -435,8 +435,8 @@ def test_focused_analysis_matches_the_full_one_for_changed_memories() -> None:
             "Prefers dark mode in all of their editors",
             ["prefer", "dark", "mod", "in", "all", "editor"],
         ),
-        # Korean: particles and endings are cut (배포는 -> 배포, 합니다 -> 합니)
-        ("배포는 매주 화요일에 합니다", ["배포", "매주", "화요일", "합니"]),
+        # Korean: particles and endings are cut (배포는 -> 배포; 합니다, 한다, 해요 -> 하)
+        ("배포는 매주 화요일에 합니다", ["배포", "매주", "화요일", "하"]),
     ],
 )
 def test_tokens_by_stem(text: str, expected: list[str]) -> None:

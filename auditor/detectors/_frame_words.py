@@ -83,6 +83,10 @@ def _ko_key(word: str) -> str:
     w = word
     if w in d["ko_particles_value_set"] or w in d["ko_copula_endings_set"]:
         return ""
+    if w in d["ko_verb_forms"]:
+        return str(d["ko_verb_forms"][w])  # "합니다" / "한다" / "해요": one verb
+    if w.endswith("마다") and len(w) > 3:  # noqa: PLR2004 - "주말마다": not the ending 다
+        return w[:-2]
     for ending in _by_length("ko_verb_endings"):
         if " " not in ending and w.endswith(ending) and len(w) > len(ending):
             w = w[: -len(ending)]

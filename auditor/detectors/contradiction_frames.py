@@ -175,6 +175,12 @@ def _only_before_relation(lows: Sequence[str], j: int, d: Mapping[str, Any]) -> 
     )
 
 
+def _letter_name(text: str, t: Tok, offset: int, first: Tok) -> bool:
+    """Whether a capital letter past the sentence's first word names something ("Service A",
+    "Plan B") rather than being the article "a"."""
+    return t.start > first.start and text[t.start - offset : t.end - offset].isupper()
+
+
 def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     """The frame of an English sentence ``text`` (``toks`` start at ``offset`` of the fact)."""
     d = _data()
@@ -187,7 +193,8 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     head_toks = [
         t
         for t in toks[:boundary]
-        if t.low not in skip and t.low not in d["determiners_set"] and t.low not in (",",)
+        if _letter_name(text, t, offset, toks[0])
+        or (t.low not in skip and t.low not in d["determiners_set"] and t.low not in (",",))
     ]
     rel_parts = [lows[boundary] if lows[boundary] != ":" else ":"]
     j = boundary + 1
