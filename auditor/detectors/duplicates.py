@@ -89,12 +89,17 @@ from typing import Any, ClassVar, Literal
 import structlog
 
 from auditor.config import tier_rank
-from auditor.detectors._contradiction_data import EN_STOPWORDS
+from auditor.detectors._contradiction_data import EN_STOPWORDS, NUMBER_WORDS
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
 from auditor.detectors.contradiction_frames import ko_key
-from auditor.detectors.frame_pairs import different_things, substituted_value, typed_apart
+from auditor.detectors.frame_pairs import (
+    different_things,
+    relation_swapped,
+    substituted_value,
+    typed_apart,
+)
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -177,6 +182,10 @@ class Tokenizer:
             if stems:
                 if run in self.stop_words:
                     continue  # before stemming: "does" is a function word, "doe" is not
+                if run in NUMBER_WORDS and not hangul:
+                    run = str(NUMBER_WORDS[run])  # "seven" meets "7"
+                    out.append(run)
+                    continue
                 run = ko_key(run) if hangul else stem(run)
                 if not run:
                     continue  # a particle or an ending on its own
@@ -371,6 +380,8 @@ def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
     # one value swapped for another, even of a relation that holds many ("plays soccer on
     # Saturdays" / "plays tennis on Saturdays"): two facts, not one told twice
     if substituted_value(older.fact, newer.fact) or typed_apart(older.fact, newer.fact):
+        return True
+    if relation_swapped(older.fact, newer.fact):
         return True
     return different_things(a.fact, b.fact)
 

@@ -8,7 +8,9 @@ ask of a pair that shares most of its words.
   licensed under MIT" / "Project B ..."): a template, not a copy;
 * :func:`typed_apart`: the two facts give one kind of typed value (a day of the week, a
   clock time, a date, an amount with its unit) values that do not overlap ("does yoga every
-  Monday" / "every Wednesday"): two facts, however many words they share.
+  Monday" / "every Wednesday"): two facts, however many words they share;
+* :func:`relation_swapped`: equal but for a verb that ties a person to a place in another
+  way ("lives in Seoul" / "works in Seoul"): two facts.
 
 Both read the frames of :mod:`auditor.detectors.contradiction_frames`.
 """
@@ -17,10 +19,11 @@ from __future__ import annotations
 
 import functools
 
+from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import another_person, frames_of, heads_match
 
-__all__ = ["different_things", "substituted_value", "typed_apart"]
+__all__ = ["different_things", "relation_swapped", "substituted_value", "typed_apart"]
 
 #: The most tokens of a fact read for its typed values (a long text is no short fact).
 _TYPED_TOKENS = 200
@@ -117,3 +120,21 @@ def typed_apart(a_text: str, b_text: str) -> bool:
         return False
     tb = _typed(_tokens(b_text)[:_TYPED_TOKENS], _is_hangul(b_text))
     return any(kind in tb and not (values & tb[kind]) for kind, values in ta.items())
+
+
+@functools.cache
+def _distinct_relations() -> frozenset[str]:
+    return frozenset(stem(w) for w in _data()["distinct_relations"])
+
+
+def relation_swapped(a_text: str, b_text: str) -> bool:
+    """Whether two facts are equal but for one verb each, two different ways of being tied
+    to a place or an organisation ("lives in Seoul" / "works in Seoul", "studied at KAIST" /
+    "teaches at KAIST"; ``distinct_relations`` of the data file)."""
+    keys_a = {t.key for t in _tokens(a_text)[:_TYPED_TOKENS]}
+    keys_b = {t.key for t in _tokens(b_text)[:_TYPED_TOKENS]}
+    only_a, only_b = keys_a - keys_b, keys_b - keys_a
+    if len(only_a) != 1 or len(only_b) != 1:
+        return False
+    relations = _distinct_relations()
+    return only_a <= relations and only_b <= relations
