@@ -285,7 +285,13 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
 
     Its negatives are detect-secrets' own near-miss format tests (a GitLab token one
     character short, a Discord token with a bad part); the maintained rule set and the
-    generic finders flag a few of them, hence the false-alarm bound.
+    generic finders flag a few of them, hence the false-alarm bound. Since 2026-12-06 a
+    random-looking value stated in prose as a token ("My Discord bot token is ...") is
+    reported whatever its vendor format (patterns token_prose / token_korean, values of 20
+    characters or more): four of those negatives are such sentences (two Discord tokens, an
+    OpenAI and a SendGrid key, each one character or part off the vendor's format), which a
+    memory store should not keep either, so the false-alarm bound went from 7% to 10% (8 of
+    81) and the F1 bound from 0.97 to 0.96.
     """
     from auditor.tools.splits import recorded_splits
 
@@ -308,5 +314,5 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
             fp += hit
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert recall >= 0.98
-    assert fp / negatives <= 0.07
-    assert 2 * precision * recall / (precision + recall) >= 0.97
+    assert fp / negatives <= 0.10
+    assert 2 * precision * recall / (precision + recall) >= 0.96

@@ -159,15 +159,19 @@ def test_generic_finder_alone_finds_them(text: str) -> None:
     assert found and set(found) <= GENERIC_VALUES, found
 
 
-def test_prose_tokens_are_opt_in(ctx: DetectContext) -> None:
+def test_prose_tokens_strict_by_default_loose_on_request(ctx: DetectContext) -> None:
+    """A token stated in prose is reported by default when it looks generated and has 20
+    characters or more (token_prose / token_korean); the generic finder's looser prose
+    reading (shorter values) stays behind ``prose_tokens``."""
     text = f"The deploy token is {TOKEN_C}, keep it for the release."
-    korean = f"배포용 토큰은 {TOKEN_A} 입니다"
+    korean = f"배포용 토큰은 {TOKEN_B} 입니다"
+    short = f"배포용 토큰은 {TOKEN_A} 입니다"  # 18 characters
     default = SecretsDetector({})
-    assert _run(default, ctx, text) == []
-    assert _run(default, ctx, korean) == []
+    assert _values(_run(default, ctx, text), text) == [TOKEN_C]
+    assert _values(_run(default, ctx, korean), korean) == [TOKEN_B]
+    assert _run(default, ctx, short) == []
     prose = SecretsDetector({"prose_tokens": True})
-    assert _values(_run(prose, ctx, text), text) == [TOKEN_C]
-    assert _values(_run(prose, ctx, korean), korean) == [TOKEN_A]
+    assert _values(_run(prose, ctx, short), short) == [TOKEN_A]
 
 
 # -- false-alarm classes -----------------------------------------------------------------------

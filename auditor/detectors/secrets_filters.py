@@ -22,6 +22,8 @@ runs on the memory text except the bounded PEM-body scan below).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -192,7 +194,33 @@ def placeholder_reason(value: str, *, level: Level = "token") -> str | None:
         return "words"
     if sum(1 for part in _SEPARATORS.split(v) if _SMALL_WORD.fullmatch(part)) >= t.max_words:
         return "words"
+    if _encoded_words(core):
+        return "encoded_text"
     return None
+
+
+#: Base64 (standard or URL-safe alphabet) that may decode to text.
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+#: Words and spaces only: what an encoded sentence decodes to ("super secret value").
+_PLAIN_WORDS = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{1,}){2,}")
+
+
+def _encoded_words(value: str) -> bool:
+    """Whether ``value`` is base64 of a plain sentence (``c3VwZXIgc2VjcmV0IHZhbHVl`` is
+    "super secret value"): a test string, not a key, which decodes to random bytes. Encoded
+    JSON (a JWT's parts, some vendor tokens) has braces and quotes and is not matched."""
+    if _BASE64.fullmatch(value) is None:
+        return False
+    body = value.replace("-", "+").replace("_", "/")
+    try:
+        decoded = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        text = decoded.decode("ascii")
+    except UnicodeDecodeError:
+        return False
+    return _PLAIN_WORDS.fullmatch(text.strip()) is not None
 
 
 def empty_pem_block(text: str, start: int) -> bool:

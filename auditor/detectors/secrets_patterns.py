@@ -77,6 +77,17 @@ _PW_PROSE_LINK = (
 _PW_ASSIGN_LINK = r"\s*(?:[:=]|=>|->)\s*"
 _PW_VALUE = r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}'|`[^`\n]{3,128}`|[^\s\"'`]{3,128})"
 _KO_PW = r"(?:비밀\s?번호|비번|패스워드|암호|핀\s?번호|PIN\s?번호)"
+#: Words for a token or a key in prose ("the API token for the staging box is ...").
+_TOKEN_WORDS = (
+    r"api[ _-]?(?:key|token)|access[ _-]?(?:key|token)|auth(?:entication)?[ _-]?token"
+    r"|bearer[ _-]?token|secret[ _-]?key|client[ _-]?secret|deploy[ _-]?(?:key|token)"
+    r"|personal[ _-]access[ _-]token|token|secret"
+)
+_KO_TOKEN = r"(?:토큰|(?:API|api)\s?키|액세스\s?키|시크릿\s?키|비밀\s?키|인증\s?키|접근\s?키)"
+#: A generated value: letters, digits and the separators keys use, 20 characters or more
+#: (as for a key pasted without an operator; the "token" check then asks for letters and
+#: digits and enough entropy).
+_TOKEN_VALUE = r"[\"'`]?(?P<val>[A-Za-z0-9][A-Za-z0-9_\-./+=]{19,255})"
 
 #: Literals that gate the password patterns (lower case).
 _PW_GATE = (
@@ -242,6 +253,44 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         check="password",
         priority=2,
         gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="password_quoted_after_word",
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_PW_STRONG})(?![A-Za-z])\s{{1,3}}"
+            r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}')",
+            _I,
+        ),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="token_prose",
+        entity="credential_assignment",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:{_TOKEN_WORDS})s?(?![A-Za-z]){_PW_QUALIFIER}{_PW_CLAUSE}"
+            rf"{_PW_PROSE_LINK}{_TOKEN_VALUE}",
+            _I,
+        ),
+        group="val",
+        score=0.8,
+        check="token",
+        priority=5,
+        gate=("token", "key", "secret"),
+    ),
+    ExtraPattern(
+        id="token_korean",
+        entity="credential_assignment",
+        regex=re.compile(rf"{_KO_TOKEN}\s*(?:은|는|이|가)?\s*(?:[:=]\s*)?{_TOKEN_VALUE}"),
+        group="val",
+        score=0.8,
+        check="token",
+        priority=5,
+        gate=("토큰", "키"),
     ),
     ExtraPattern(
         id="password_short_assignment",
