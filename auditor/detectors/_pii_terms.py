@@ -149,6 +149,7 @@ KR_PASSPORT_CONTEXT = _term("kr_passport_context")
 KR_BANK_ACCOUNT_CONTEXT = _term("kr_bank_account_context")
 #: Words that name the *type* of a Korean resident number (see the data file).
 RRN_TYPE_WORDS = _term("rrn_type_words")
+PRODUCT_CODE_WORDS = _term("product_code_words")
 FRN_TYPE_WORDS = _term("frn_type_words")
 #: Words naming a number as a phone number, and words naming it as another identifier.
 PHONE_TYPE_WORDS = _term("phone_type_words")

@@ -161,13 +161,19 @@ class _TypedResidentNumberRecognizer(ResultAdjuster, PatternRecognizer):
         """Drop results whose type conflicts with the words before them."""
         kept: list[RecognizerResult] = []
         for result in results:
+            window = text[max(0, result.start - KR_TYPE_WINDOW) : result.start].lower()
+            named_own = any(w in window for w in self.own_words)
+            if (
+                text[result.start : result.end].isdigit()
+                and not named_own
+                and any(w in window for w in terms.PRODUCT_CODE_WORDS)
+            ):
+                continue  # "SKU 8801234567890": a barcode, whatever its date and checksum
             explanation = result.analysis_explanation
             if explanation is not None and explanation.validation_result is True:
                 kept.append(result)
                 continue
-            window = text[max(0, result.start - KR_TYPE_WINDOW) : result.start].lower()
             named_other = any(w in window for w in self.other_words)
-            named_own = any(w in window for w in self.own_words)
             if not (named_other and not named_own):
                 kept.append(result)
         return kept
