@@ -129,7 +129,11 @@ def _clause_end(toks: Sequence[Tok], start: int) -> int:
 def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
     d = _data()
     low = toks[i].low
-    if low in d["relation_verbs_set"] or low in d["copulas_set"]:
+    if low in d["copulas_set"]:
+        return True
+    if i > 0 and toks[i - 1].low in d["determiners_set"] and toks[i - 1].low != "a":
+        return False  # "the store opens": a noun after an article ("Server A runs": a name)
+    if low in d["relation_verbs_set"]:
         return True
     if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is", "'s")):
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
@@ -552,11 +556,26 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return False  # "her birthday" / "her mother's birthday"
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
         return True
-    group = _relation_groups().get(a.rel)
-    if group is None or group != _relation_groups().get(b.rel):
+    group = _relation_group(a.rel)
+    if group is None or group != _relation_group(b.rel):
         return False
     # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
     return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
+
+
+def _other_relation(a: Frame, b: Frame) -> bool:
+    """Whether two English sentences about one named thing say two different relations of
+    it ("the contract was signed in March 2024" / "expires in March 2027", "the store opens
+    at 9" / "closes at 6"): two attributes, so their dates and numbers do not conflict.
+    Copulas, and relations of one group ("starts" / "begins"), are one relation."""
+    if a.lang != "en" or b.lang != "en" or not (a.subject and b.subject):
+        return False
+    if a.rel == b.rel or a.rel in ("=", ":") or b.rel in ("=", ":"):
+        return False
+    if not a.head or not b.head or len(a.head & b.head) / len(a.head | b.head) < 0.5:
+        return False
+    group = _relation_group(a.rel)
+    return group is None or group != _relation_group(b.rel)
 
 
 @functools.cache
@@ -589,6 +608,12 @@ def _relation_groups() -> dict[str, str]:
             key = " ".join(stem(w) for w in words if w not in copulas) or phrase
             out[key] = group
     return out
+
+
+def _relation_group(rel: str) -> str | None:
+    """The group of an English relation key, or of its verb ("start at" -> schedule)."""
+    groups = _relation_groups()
+    return groups.get(rel) or groups.get(rel.split(" ", 1)[0])
 
 
 @functools.cache
@@ -636,6 +661,8 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     Returns:
         A verdict when the heads match (None otherwise): see :class:`FrameVerdict`.
     """
+    if _other_relation(a, b):
+        return FrameVerdict("compatible", 0.0, "relation", a.span, b.span)
     if not heads_match(a, b):
         return None
     if a.modality != "current" or b.modality != "current":
