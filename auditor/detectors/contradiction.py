@@ -72,6 +72,7 @@ from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarit
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, read_pair
+from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
 from auditor.errors import ConfigError
 from auditor.vocab import SOURCE_TYPES
@@ -481,6 +482,8 @@ def _with_frames(signals: list[Signal], older: str, newer: str, *, weak: bool) -
         signals = [s for s in signals if s.entity not in _MODAL_DROPS]
     if not reading.signals and signals and different_things(older, newer):
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
+    if signals and dated_events_apart(older, newer):
+        signals = [s for s in signals if s.entity != "slot_conflict"]  # a history of moves
     # the older checks' typed evidence stays first (its entity names the rule that fires)
     return [*signals, *(s for s in reading.signals if weak or s.score >= _WEAK_FRAME)]
 

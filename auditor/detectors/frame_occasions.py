@@ -6,6 +6,7 @@ on weekdays" / "at 10am on weekends") or typed values of different things ("the 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,14 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import Tok, _data, _is_hangul, _number, ko_key
 
-__all__ = ["SCOPE_KINDS", "attached_keys", "other_activity", "other_occasions", "scope_words"]
+__all__ = [
+    "SCOPE_KINDS",
+    "attached_keys",
+    "dated_events_apart",
+    "other_activity",
+    "other_occasions",
+    "scope_words",
+]
 
 #: Typed values that say when something holds rather than what it is.
 SCOPE_KINDS = ("weekday", "daypart")
@@ -108,3 +116,24 @@ def scope_words() -> frozenset[str]:
     for link in ("prepositions_set", "determiners_set", "qualifiers_set"):
         keys |= d[link]
     return frozenset(keys)
+
+
+#: A year of this or the last century ("2019", "2019년").
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+#: Past-tense cues: an English verb in -ed or a common irregular past, a Korean past ending.
+_PAST = re.compile(
+    r"\b(?:\w{2,}ed|was|were|grew|went|left|began|became|took|got|had|came|lived|moved)\b"
+    r"|(?:었|았|했|였|됐|갔|왔)(?:다|어요|습니다|음)",
+    re.IGNORECASE,
+)
+
+
+def dated_events_apart(a_text: str, b_text: str) -> bool:
+    """Whether two facts tell past events in different years ("moved to Seoul in 2019" /
+    "moved to Busan in 2023", "2019년에 서울로 이사했다" / "2023년에 부산으로 이사했다"): a
+    history, not two values of one current attribute. A date of a one-time event ("born in
+    1988" / "born in 1990") is the dates check's business, not this one's."""
+    years_a, years_b = set(_YEAR.findall(a_text)), set(_YEAR.findall(b_text))
+    if not years_a or not years_b or years_a & years_b:
+        return False
+    return _PAST.search(a_text) is not None and _PAST.search(b_text) is not None
