@@ -40,6 +40,7 @@ from auditor.detectors._contradiction_text import (
     stem,
     token_at,
 )
+from auditor.detectors._frame_words import _data as _frame_data
 from auditor.detectors._literals import LiteralSet, necessary_literals
 from auditor.detectors.prefilter import fold
 
@@ -487,6 +488,8 @@ def _traits(
                 else:
                     if negated_at(tokens, first, last, hangul):
                         continue
+                    if _someone_else(tokens, first):
+                        continue  # "her husband loves shrimp": not the subject's own taste
                     if cues:
                         clause = tokens[first].clause
                         lo = token_at(tokens, max(0, m.start() - 60))
@@ -502,6 +505,34 @@ def _traits(
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+#: How many words before a trait's mention are read for another person.
+_SOMEONE_WINDOW = 6
+
+
+@functools.cache
+def _relatives() -> tuple[frozenset[str], tuple[str, ...]]:
+    """(English stems, Korean words) of the people a fact may name beside its subject
+    (``relatives`` of the frames' data file)."""
+    words = _frame_data()["relatives"]
+    return (
+        frozenset(stem(w) for w in words if w.isascii()),
+        tuple(w for w in words if not w.isascii()),
+    )
+
+
+def _someone_else(tokens: Sequence[Token], first: int) -> bool:
+    """Whether a relative is named in the same clause just before the token at ``first``
+    ("her husband loves shrimp", "남편은 새우를 좋아한다"): the mention is that person's."""
+    en, ko = _relatives()
+    clause = tokens[first].clause
+    for t in tokens[max(0, first - _SOMEONE_WINDOW) : first]:
+        if t.clause != clause:
+            continue
+        if t.stem in en or t.text.startswith(ko):
+            return True
+    return False
 
 
 def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
