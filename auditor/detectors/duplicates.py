@@ -182,7 +182,7 @@ class Tokenizer:
             if stems:
                 if run in self.stop_words:
                     continue  # before stemming: "does" is a function word, "doe" is not
-                if run in NUMBER_WORDS and not hangul:
+                if run in _CARDINALS:
                     run = str(NUMBER_WORDS[run])  # "seven" meets "7"
                     out.append(run)
                     continue
@@ -207,6 +207,15 @@ class Tokenizer:
             The distinct tokens of :meth:`tokens`.
         """
         return frozenset(self.tokens(text))
+
+
+#: Cardinal number words read as digits ("seven" meets "7"); not "single", "once", "pair"
+#: or "couple", which mean other things too ("is single").
+_CARDINALS = frozenset(
+    w
+    for w in NUMBER_WORDS
+    if w not in ("single", "once", "twice", "couple", "pair", "dozen", "hundred", "thousand")
+)
 
 
 def _normalise(text: str) -> str:
