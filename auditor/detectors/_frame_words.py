@@ -36,6 +36,9 @@ _TOKEN = re.compile(
 
 
 _NUM = re.compile(r"^(\d{1,6})(?:\.(\d{1,3}))?$")
+#: Korean particles that mark a verb's argument (object, subject): a token ending in one is a
+#: noun phrase, not a predicate.
+KO_ARGUMENT_PARTICLES = ("을", "를", "이", "가")
 _CURRENCY = frozenset("$€£¥₩")
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")

@@ -49,6 +49,7 @@ from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame, FrameVerdict, Modality
 from auditor.detectors._frame_words import (
+    KO_ARGUMENT_PARTICLES,
     Tok,
     _data,
     _has_phrase,
@@ -379,10 +380,6 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     )
 
 
-#: Korean particles that mark a verb's argument (object, subject).
-_KO_ARGUMENTS = ("을", "를", "이", "가")
-
-
 def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
     """The frame of a Korean sentence without a topic that says when something is done or
     happened: "매일 아침 7시에 출근한다" (goes to work at 7 every morning), "매주 월요일에
@@ -409,7 +406,7 @@ def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
         for t in toks[:pred]
         if _is_hangul(t.low)
         and len(t.low) >= 2
-        and t.low.endswith(_KO_ARGUMENTS)
+        and t.low.endswith(KO_ARGUMENT_PARTICLES)
         and not any(c.isdigit() for c in t.low)
     ]
     value_toks = [t for t in toks[:pred] if t not in args]

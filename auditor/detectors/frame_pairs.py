@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import _data, _is_hangul, _tokens, _typed
+from auditor.detectors._frame_words import KO_ARGUMENT_PARTICLES, _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import another_person, frames_of, heads_match
 
 __all__ = ["different_things", "relation_swapped", "substituted_value", "typed_apart"]
@@ -33,9 +33,6 @@ _SUBSTITUTION_WORDS = 2
 #: Words that are no value of their own ("emails over calls" / "email to calls").
 _NOT_VALUES = ("prepositions_set", "determiners_set", "qualifiers_set", "conjunctions_set")
 _COMPARISON_WORDS = frozenset({"over", "than", "instead", "rather", "versus", "vs"})
-#: Korean particles that mark a verb's argument (subject, object): a token ending in one is a
-#: noun phrase, not a predicate.
-_KO_ARGUMENT_PARTICLES = ("을", "를", "이", "가")
 
 
 @functools.cache
@@ -83,7 +80,7 @@ def _ko_argument_swap(a_text: str, b_text: str) -> bool:
     if len(only_a) != 1 or len(only_b) != 1 or len(ta) < 2 or len(tb) < 2:
         return False
     return all(
-        t.low.endswith(_KO_ARGUMENT_PARTICLES) and t.key != t.low for t in (only_a[0], only_b[0])
+        t.low.endswith(KO_ARGUMENT_PARTICLES) and t.key != t.low for t in (only_a[0], only_b[0])
     )
 
 

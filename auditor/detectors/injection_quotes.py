@@ -39,7 +39,7 @@ _REPORTING_RE = re.compile(
     r"|reports?|reported|examples?|e\.g\.|such\s+as|phrases?|strings?|prompt[\s-]injections?"
     r"|jailbreaks?|payloads?|malicious|attacks?|techniques?|known\s+as|so-called|called"
     r"|classifiers?|filters?|detects?|detection|blocks?|flags?)\b"
-    r"|공격|논문|연구|예시|예를\s{0,2}들어|보고서|사례|기법|수법|탐지|차단|인젝션|해킹|보안",
+    r"|공격|논문|연구|예시|예를\s{0,2}들어|보고서|사례|기법|수법|탐지|차단|인젝션|해킹",
     re.I,
 )
 _QUOTE_OPEN_WINDOW = 3

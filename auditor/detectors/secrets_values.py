@@ -24,8 +24,6 @@ __all__ = [
     "value_checks",
 ]
 
-_is_placeholder = is_placeholder
-
 
 def entropy(value: str) -> float:
     """Shannon entropy (bits per character) of ``value``."""
@@ -46,7 +44,7 @@ def value_checks(
     checks: list[str] = []
     if pat.check in ("password", "token", "placeholder"):
         if (
-            _is_placeholder(value)
+            is_placeholder(value)
             or heuristic.is_templated_secret(value)
             or heuristic.is_prefixed_with_dollar_sign(value)
             or not any(c.isalnum() for c in value)
