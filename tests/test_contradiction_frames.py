@@ -24,6 +24,7 @@ from auditor.detectors.duplicates import DuplicateDetector
 from auditor.detectors.frame_schedule import never_every
 
 FIXTURES = Path(__file__).parent / "fixtures" / "contradiction-pairs"
+STORE = Path(__file__).parent / "fixtures" / "contradiction-store"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
@@ -154,6 +155,13 @@ def test_never_every_needs_a_shared_action() -> None:
     assert never_every("Never cooks on Mondays.", "Cooks dinner every Monday.")
     assert not never_every("Never works on Saturdays.", "Works out every Saturday.")
     assert not never_every("Never cooks on Mondays.", "Cooks every Tuesday.")
+    # one person's two habits share only the person's name
+    assert not never_every("Minji never works on weekends.", "Minji swims every day.")
+    assert not never_every("준호는 주말에는 운동을 전혀 하지 않는다.", "준호는 매일 커피를 마신다.")
+    assert never_every("Minji never swims on weekends.", "Minji swims every day.")
+    # the subject alone ties them when the other fact names no action
+    assert never_every("Standups never happen on Fridays.", "Standups are every day.")
+    assert never_every("배포는 금요일에 절대 하지 않는다.", "배포는 매일 한다.")
 
 
 def test_modality() -> None:
@@ -283,6 +291,22 @@ def test_dev_fixture_candidate_recall_and_recall() -> None:
     assert len(found & gold) / len(gold) >= 0.9
     non = {frozenset(p) for p in labels["non_contradictions"]}
     assert not (found & non)
+
+
+def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
+    """The store-shaped tuning set (14-18 memories per person): the shipped pack reports no
+    contradiction pair that is not labelled (a named person's two attributes, two things one
+    does, two habits on other days were false alarms), and finds the planted ones it found
+    when the set was fixed (13 of 20; the rest are documented misses)."""
+    from auditor.rulepack.engine import Engine
+    from auditor.rulepack.pack import load_pack
+    from auditor.tools.evaluate import evaluate_corpus
+
+    engine = Engine(load_pack().active())
+    report = evaluate_corpus(STORE / "dev", engine, load_settings(), split="all")
+    pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
+    assert pairs.false_alarms == []
+    assert pairs.tp >= 13
 
 
 class _Verdict:

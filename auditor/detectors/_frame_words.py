@@ -166,9 +166,22 @@ def _ko_number(
     elif unit.startswith("일") and _ko_days_long(unit, toks, i):
         out.setdefault("duration", set()).add(round(float(num_s) * float(units["일"]), 2))
     elif unit_key and not unit.startswith("일"):
-        out.setdefault("duration", set()).add(round(float(num_s) * float(units[unit_key]), 2))
+        num = float(num_s) + _ko_half(toks, i + 1)  # "1시간 반"
+        out.setdefault("duration", set()).add(round(num * float(units[unit_key]), 2))
     elif not unit.startswith("일"):
-        out.setdefault("count:" + unit[:1], set()).add(float(num_s))
+        out.setdefault("count:" + (_ko_counter(unit) or unit[:1]), set()).add(float(num_s))
+
+
+def _ko_half(toks: Sequence[Tok], j: int) -> float:
+    """0.5 when the token at ``j`` is "반" (half) after a Korean duration ("한 시간 반")."""
+    return 0.5 if j < len(toks) and toks[j].low.startswith("반") else 0.0
+
+
+def _ko_counter(word: str) -> str | None:
+    """The unit a Korean counter word counts in ("번" and "회": times), or None."""
+    counters: dict[str, str] = _data()["ko_counters"]
+    found = next((c for c in _by_length("ko_counters") if word.startswith(c)), None)
+    return counters[found] if found else None
 
 
 def _ko_days_long(unit: str, toks: Sequence[Tok], i: int) -> bool:
@@ -189,7 +202,6 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     weekdays, dayparts, units = d["weekdays"], d["dayparts"], d["duration_units"]
     months = {k: v for k, v in _month_names().items()}
     lows = [t.low for t in toks]
-    keys = [t.key for t in toks]
     minutes_of_clock: set[int] = set()
     for i, t in enumerate(toks):
         low, key = t.low, t.key
@@ -222,15 +234,7 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
         if low[:1] in _CURRENCY:  # "$373.52": an amount of money
             out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
             continue
-        num = _number(low)
-        nxt = lows[i + 1] if i + 1 < len(lows) else ""
-        if num is not None and nxt:
-            if nxt in months and not (i > 0 and lows[i - 1] in months):
-                out.setdefault("date", set()).add((months[nxt], int(num)))
-            elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
-                out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
-            elif (low not in ("a", "an", "one") or nxt in units) and _counts(nxt, d):
-                out.setdefault("count:" + keys[i + 1], set()).add(num)
+        _number_and_unit(toks, i, ko, months, out)
         if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
             day = int(float(lows[i + 1]))
             if 1 <= day <= 31:
@@ -245,6 +249,31 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
     return out
+
+
+def _number_and_unit(
+    toks: Sequence[Tok], i: int, ko: bool, months: dict[str, int], out: dict[str, set[Any]]
+) -> None:
+    """The typed value of a number at ``i`` read with the word after it: a date ("3 May"),
+    a duration ("2 hours", "한 시간 반"), or a count ("3 kids", "두 잔씩"), added to ``out``."""
+    d = _data()
+    units = d["duration_units"]
+    low = toks[i].low
+    num = _number(low)
+    if num is None or i + 1 >= len(toks):
+        return
+    nxt, nxt_key = toks[i + 1].low, toks[i + 1].key
+    if ko and nxt not in units and nxt_key in units and nxt_key != "일":
+        nxt = nxt_key  # "두 시간이": the unit without its particle ("한 일": a task)
+    if nxt in months and not (i > 0 and toks[i - 1].low in months):
+        out.setdefault("date", set()).add((months[nxt], int(num)))
+    elif nxt in units and (low not in ("a", "an") or nxt not in ("second",)):
+        num += _ko_half(toks, i + 2) if ko else 0.0  # "한 시간 반": an hour and a half
+        out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
+    elif ko and _is_hangul(nxt) and _ko_counter(nxt):  # "한 번", "두 잔씩"
+        out.setdefault("count:" + str(_ko_counter(nxt)), set()).add(num)
+    elif (low not in ("a", "an", "one") or nxt in units) and _counts(nxt, d):
+        out.setdefault("count:" + nxt_key, set()).add(num)
 
 
 def _ko_clock(num_s: str, unit: str, toks: Sequence[Tok], i: int, out: dict[str, set[Any]]) -> bool:

@@ -82,6 +82,8 @@ _MAX_FRAMES = 4
 _MAX_VALUE_TOKENS = 8
 #: Untyped values longer than this (content words) are paraphrase-prone: judge only.
 _SHORT_VALUE = 4
+#: at most this many words in one item of a list of values ("and some French")
+_LIST_ITEM = 4
 _APPROX = frozenset(
     {"about", "around", "roughly", "approximately", "approx", "nearly", "almost", "circa", "~"}
 )
@@ -127,6 +129,23 @@ def _clause_end(toks: Sequence[Tok], start: int) -> int:
     return len(toks)
 
 
+def _list_end(toks: Sequence[Tok], start: int) -> int:
+    """The end of a value from ``start``: the clause end, or past commas that separate the
+    items of one list ("Arabic, English and some French", "Go, Rust, or Zig"): each item
+    short, the last after "and" / "or"."""
+    end = _clause_end(toks, start)
+    n = len(toks)
+    while end < n and toks[end].low == ",":
+        nxt = _clause_end(toks, end + 1)
+        item = [t.low for t in toks[end + 1 : nxt]]
+        if not item or len(item) > _LIST_ITEM:
+            break
+        end = nxt
+        if item[0] in ("and", "or"):
+            return end
+    return _clause_end(toks, start) if end < n and toks[end].low == "," else end
+
+
 def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
     d = _data()
     low = toks[i].low
@@ -156,16 +175,41 @@ def _en_boundary(toks: Sequence[Tok]) -> int:
     return -1
 
 
-def _en_functional(verb: str, rel_parts: Sequence[str], head_toks: Sequence[Tok], nxt: str) -> bool:
+def _named_entity(text: str, head_toks: Sequence[Tok], offset: int) -> bool:
+    """Whether an English head is only a name ("Priya", "Project Falcon"): capitalised words,
+    none a possessive. A named person or thing has many attributes, so "Priya is the product
+    manager" and "Priya is allergic to penicillin" say two of them, not two values of one
+    ("Priya's manager is", "the project's licence is": an attribute of the name)."""
+    return bool(head_toks) and all(
+        text[t.start - offset : t.start - offset + 1].isupper() and not t.low.endswith("'s")
+        for t in head_toks
+    )
+
+
+def _en_functional(  # noqa: PLR0913 - the relation's parts and the head they follow
+    verb: str,
+    rel_parts: Sequence[str],
+    head_toks: Sequence[Tok],
+    nxt: str,
+    text: str,
+    offset: int,
+) -> bool:
     """Whether an English relation holds one value at a time."""
     d = _data()
     subject = bool(head_toks)
     if verb == ":":
         return subject
     if verb in d["copulas_set"]:
-        # "X is Y" holds one Y; "I am Y" / "is a Y" (a person's traits) hold many
+        # "X is Y" holds one Y; "I am Y" / "is a Y" (a person's traits) and "Priya is Y" (a
+        # name's attributes) hold many
         person = subject and all(t.low in d["person_heads_set"] for t in head_toks)
-        return subject and not person and not (len(rel_parts) == 1 and nxt in ("a", "an"))
+        bare = all(p in d["prepositions_set"] for p in rel_parts[1:])  # not "is written in"
+        return (
+            subject
+            and not person
+            and not (bare and _named_entity(text, head_toks, offset))
+            and not (len(rel_parts) == 1 and nxt in ("a", "an"))
+        )
     return bool(verb in d["functional_verbs_set"] and verb not in d["multi_valued_verbs_set"])
 
 
@@ -218,13 +262,13 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
         rel_parts.append(lows[j])
         j += 1
-    end = _clause_end(toks, j)
+    end = _list_end(toks, j)
     value_toks = toks[j:end][:_MAX_VALUE_TOKENS]
     verb = rel_parts[0]
     if verb == ":" and any(t.low in d["question_auxiliaries_set"] for t in value_toks):
         return None  # "SUBJECT: your card has been charged ...": a message, not a value
     subject = bool(head_toks)
-    functional = _en_functional(verb, rel_parts, head_toks, lows[j] if j < n else "")
+    functional = _en_functional(verb, rel_parts, head_toks, lows[j] if j < n else "", text, offset)
     head = frozenset(t.key for t in head_toks if t.key)
     names = frozenset(
         t.key
@@ -372,11 +416,31 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     else:
         rel = value_toks[pred].key
     functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
+    # what the typed values count or time: the object ("주 3회 필라테스를" / "한 번 수영을")
+    object_toks = [t for t in value_toks[:pred] if t.low.endswith(("을", "를")) and len(t.low) >= 2]
+    objects = frozenset(t.key for t in object_toks)
+    if rel in d["ko_light_verbs_set"] and objects:
+        # "X를 한다" is the verb "X하다": the activity belongs to the head, so "채식을 한다" /
+        # "스케치를 한다" are two things one does, "주 2회 재택근무를" / "완전 재택근무를" two
+        # values of one
+        head = frozenset(_bigrams(" ".join(t.key for t in [*toks[: topic + 1], *object_toks])))
+        values = values - objects
+        if not values and not typed:
+            return None
     head_words = [t.low[:-1] if t.low.endswith(("은", "는")) else t.low for t in toks[: topic + 1]]
     if rel == "=" and all(w in d["person_heads_set"] for w in head_words):
         functional = False  # "저는 X이다": a person's traits hold many values
     return _ko_made(
-        text, toks, value_toks, head, rel, functional, values, typed, (only, conj, negated)
+        text,
+        toks,
+        value_toks,
+        head,
+        rel,
+        functional,
+        values,
+        typed,
+        (only, conj, negated),
+        objects,
     )
 
 
@@ -442,9 +506,10 @@ def _ko_made(  # noqa: PLR0913 - a frame's fields, read by the two Korean reader
     values: frozenset[str],
     typed: dict[str, set[Any]],
     flags: tuple[bool, bool, bool],
+    attached: frozenset[str] = frozenset(),
 ) -> Frame:
-    """A Korean frame (``flags``: only, conjunction, negated); modality, span and the
-    approximation words are read from the tokens."""
+    """A Korean frame (``flags``: only, conjunction, negated; ``attached``: what its typed
+    values are of); modality, span and the approximation words are read from the tokens."""
     only, conj, negated = flags
     return Frame(
         "ko",
@@ -460,6 +525,8 @@ def _ko_made(  # noqa: PLR0913 - a frame's fields, read by the two Korean reader
         _modality([t.low for t in toks], text, True),
         (value_toks[0].start, value_toks[-1].end),
         any(w in t.low for t in value_toks for w in ("약", "대략", "정도", "쯤", "가량")),
+        frozenset(),
+        attached,
     )
 
 

@@ -36,12 +36,15 @@ class _Schedule:
         rules_out: days it rules out ("never on Mondays", "주말에는 절대 ... 않는다").
         recurs_on: days it says something happens on, again and again ("every day",
             "every Saturday", "on Saturdays", "매주 토요일", "토요일마다").
-        keys: its content words besides the day words (the action).
+        keys: its content words besides the day words and the first one (the action).
+        first: its first content word, often the subject ("준호는", "Minji"): shared
+            alone, it ties two facts only when one of them says no action of its own.
     """
 
     rules_out: frozenset[int]
     recurs_on: frozenset[int]
     keys: frozenset[str]
+    first: str = ""
 
 
 _ALL_DAYS = frozenset(range(1, 8))
@@ -71,10 +74,12 @@ def _schedule(text: str) -> _Schedule:
     said = _days_said(toks, ko)
     if not (said or every):
         return _NOTHING
-    keys = _ko_keys(toks) if ko else _en_keys(toks)
+    ordered = _ko_keys(toks) if ko else _en_keys(toks)
+    first = ordered[0] if ordered else ""
+    keys = frozenset(ordered[1:]) - {first}
     if neg:
-        return _Schedule(said - _ALL_DAYS if every else said, frozenset(), keys)
-    return _Schedule(frozenset(), _ALL_DAYS if every else said, keys)
+        return _Schedule(said - _ALL_DAYS if every else said, frozenset(), keys, first)
+    return _Schedule(frozenset(), _ALL_DAYS if every else said, keys, first)
 
 
 @functools.cache
@@ -100,14 +105,25 @@ def _is_ko_day(low: str) -> bool:
     return any(day in low for day in _ko_days())
 
 
-def _ko_keys(toks: Sequence[Tok]) -> frozenset[str]:
-    return frozenset(t.key[:2] for t in toks if t.key and not _is_ko_day(t.low))
+def _ko_keys(toks: Sequence[Tok]) -> list[str]:
+    """Korean content keys in order: no day, every-day, negation or light-verb word."""
+    d = _data()
+    skip = (*d["never_words_ko"], *d["every_day_ko"], "전혀", "매주", "하지")
+    return [
+        t.key[:2]
+        for t in toks
+        if t.key
+        and t.key not in d["ko_light_verbs_set"]
+        and not _is_ko_day(t.low)
+        and not t.low.startswith(skip)
+    ]
 
 
-def _en_keys(toks: Sequence[Tok]) -> frozenset[str]:
+def _en_keys(toks: Sequence[Tok]) -> list[str]:
+    """English content keys in order: no short, day, qualifier or never word."""
     d = _data()
     days = _days()
-    return frozenset(
+    return [
         t.key
         for t in toks
         if len(t.key) > 2  # noqa: PLR2004 - short words are no action
@@ -115,7 +131,7 @@ def _en_keys(toks: Sequence[Tok]) -> frozenset[str]:
         and t.low not in d["qualifiers_set"]
         and t.low not in d["never_words_set"]
         and t.low not in ("day", "days", "week")
-    )
+    ]
 
 
 @functools.cache
@@ -138,5 +154,12 @@ def never_every(a_text: str, b_text: str) -> bool:
         if yes.recurs_on != _ALL_DAYS:
             shared -= _generic_verbs()
         if shared:
+            return True
+        # one subject, and one fact names no action but the day ("Standups never happen
+        # on Fridays" / "Standups are every day"); two actions of one person are two habits
+        first = {no.first} & {yes.first}
+        if yes.recurs_on != _ALL_DAYS:
+            first -= _generic_verbs()
+        if first - {""} and not (no.keys and yes.keys):
             return True
     return False
