@@ -295,6 +295,21 @@ def test_findings_stay_stable_when_an_older_copy_joins() -> None:
     assert after_newer == [("new", "a"), ("new", "b")]
 
 
+def test_cluster_member_that_conflicts_with_the_kept_one_is_not_its_copy() -> None:
+    """Two names of one dog, each close to "has a dog": single linkage puts the three in one
+    cluster, but the older name is not a copy of the newer one (a contradiction the
+    contradiction rules report), so it is not offered for superseding."""
+    (rule,) = [r for r in load_pack().active() if r.id == "MA-DUP-001"]
+    memories = [
+        view("has", "사용자는 반려견을 키운다", 1),
+        view("choco", "사용자의 반려견 이름은 초코다", 2),
+        view("mong", "사용자의 반려견 이름은 몽이다", 3),
+    ]
+    found = pairs_of(run(memories, **dict(rule.params)))
+    assert ("mong", "choco") not in found
+    assert ("mong", "has") in found  # the plain restatement link stays
+
+
 def test_lower_trust_newest_copy_suggests_review() -> None:
     memories = [
         view("user_said", "answer in korean by default", 1, trust_tier="user"),

@@ -146,10 +146,36 @@ def _list_end(toks: Sequence[Tok], start: int) -> int:
     return _clause_end(toks, start) if end < n and toks[end].low == "," else end
 
 
+#: subjects whose verb has no -s ("I sleep", "we deploy"): the word after one is the verb
+_PLAIN_SUBJECTS = frozenset({"i", "we", "they", "you"})
+
+
+def _after_plain_subject(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> bool:
+    """Whether the word at ``i`` is a verb right after "I" / "we" / "they" / "you" (adverbs,
+    "do" and negations between: "I usually sleep", "I don't eat")."""
+    low = toks[i].low
+    if i == 0 or not low.isalpha() or low in d["qualifiers_set"] or low.endswith("ly"):
+        return False
+    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+    if low in d["never_words_set"] or low == "also" or (low == "do" and nxt in ("not", "never")):
+        return False
+    k = i - 1
+    while k > 0 and (
+        toks[k].low.endswith(("ly", "n't"))
+        or toks[k].low in d["qualifiers_set"]
+        or toks[k].low in d["never_words_set"]
+        or toks[k].low in ("do", "also")
+    ):
+        k -= 1
+    return k == 0 and toks[0].low in _PLAIN_SUBJECTS
+
+
 def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
     d = _data()
     low = toks[i].low
     if low in d["copulas_set"]:
+        return True
+    if _after_plain_subject(toks, i, d):
         return True
     if i > 0 and toks[i - 1].low in d["determiners_set"] and toks[i - 1].low != "a":
         return False  # "the store opens": a noun after an article ("Server A runs": a name)
@@ -279,6 +305,8 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     )
     if not head:
         head = frozenset({"@" + stem(verb)})
+    if verb in d["copulas_set"] and len(rel_parts) > 1 and rel_parts[1] in ("called", "named"):
+        head, rel_parts = head | {"nam"}, rel_parts[:1]  # "is called Emma": "'s name is Emma"
     if (
         verb in d["copulas_set"] and len(rel_parts) > 1 and rel_parts[1] in d["prepositions_set"]
     ) or any(p in d["event_relations_set"] for p in rel_parts):
@@ -382,7 +410,7 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
             return _ko_habitual(text, toks)
         head_toks, value_toks = existential
         return _ko_typed_only(text, toks, head_toks, value_toks)
-    head = frozenset(_bigrams(" ".join(t.key for t in toks[: topic + 1])))
+    head = _ko_head(toks[: topic + 1])
     value_toks = toks[topic + 1 :][:_MAX_VALUE_TOKENS]
     for k, t in enumerate(value_toks):
         if any(t.low.startswith(w) for w in d["ko_negated_alternative"]) and k + 1 < len(
@@ -411,8 +439,12 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     while pred > 0 and value_toks[pred].low.startswith(tuple(d["ko_auxiliaries"])):
         pred -= 1  # "운영하고 있다", "작성되어 있다": the auxiliary is not the relation
     last = value_toks[pred].low
-    if last.endswith(tuple(d["ko_copula_final"])) or not _is_hangul(last):
-        rel = "="
+    if (
+        last.endswith(tuple(d["ko_copula_final"]))
+        or not _is_hangul(last)
+        or (pred == 0 and _ko_noun_or_adjective(last))
+    ):
+        rel = "="  # one word after the topic is the value ("이름은 초코다", "회의는 길다")
     else:
         rel = value_toks[pred].key
     functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
@@ -423,7 +455,7 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         # "X를 한다" is the verb "X하다": the activity belongs to the head, so "채식을 한다" /
         # "스케치를 한다" are two things one does, "주 2회 재택근무를" / "완전 재택근무를" two
         # values of one
-        head = frozenset(_bigrams(" ".join(t.key for t in [*toks[: topic + 1], *object_toks])))
+        head = _ko_head([*toks[: topic + 1], *object_toks])
         values = values - objects
         if not values and not typed:
             return None
@@ -442,6 +474,36 @@ def _ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         (only, conj, negated),
         objects,
     )
+
+
+#: final consonants (jongseong index) of a verb's plain present or past before 다:
+#: ㄴ ("간다", "먹는다" through 는) and ㅆ ("갔다", "했다")
+_KO_VERB_FINALS = (4, 20)
+
+
+def _ko_noun_or_adjective(word: str) -> bool:
+    """Whether a one-word Korean predicate ending in 다 is a noun with the copula or an
+    adjective ("초코다", "길다"), not a verb ("간다", "먹는다", "갔다"): a verb's plain form
+    puts ㄴ, 는 or ㅆ before 다."""
+    if len(word) < 2 or not word.endswith("다"):  # noqa: PLR2004 - a syllable and 다
+        return False
+    before = word[-2]
+    if before == "는" or not _is_hangul(before):
+        return False
+    return (ord(before) - 0xAC00) % 28 not in _KO_VERB_FINALS
+
+
+def _ko_head(toks: Sequence[Tok]) -> frozenset[str]:
+    """A Korean head as the bigrams of its words' keys, a one-syllable noun read without
+    the possessive 의 ("딸의 이름" and "딸 이름" are one head; "회의" is a noun)."""
+    nouns = _data()["ko_nouns_ending_in_ui_set"]
+    keys = [
+        t.key[:-1]
+        if len(t.key) == 2 and t.key.endswith("의") and t.key not in nouns  # noqa: PLR2004
+        else t.key
+        for t in toks
+    ]
+    return frozenset(_bigrams(" ".join(keys)))
 
 
 def _ko_habitual(text: str, toks: Sequence[Tok]) -> Frame | None:
@@ -618,13 +680,21 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return False  # "NHS number" / "Turkish ID number": one word shared, two things
     if another_person(a, b):
         return False  # "her birthday" / "her mother's birthday"
-    if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":"):
+    if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":") or _one_timed_verb(a, b):
         return True
     group = _relation_group(a.rel)
     if group is None or group != _relation_group(b.rel):
         return False
     # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
     return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
+
+
+def _one_timed_verb(a: Frame, b: Frame) -> bool:
+    """Whether two English relations are one verb with other prepositions and typed values
+    of one kind on both sides ("deploy on Fridays" / "deploy every Tuesday"): one schedule.
+    Without a shared typed kind they stay two ("works at Google" / "works on weekends")."""
+    va, vb = a.rel.split(" ", 1)[0], b.rel.split(" ", 1)[0]
+    return va == vb and va not in ("=", ":") and bool(_typed_kinds(a) & _typed_kinds(b))
 
 
 def _other_relation(a: Frame, b: Frame) -> bool:
@@ -634,7 +704,7 @@ def _other_relation(a: Frame, b: Frame) -> bool:
     Copulas, and relations of one group ("starts" / "begins"), are one relation."""
     if a.lang != "en" or b.lang != "en" or not (a.subject and b.subject):
         return False
-    if a.rel == b.rel or a.rel in ("=", ":") or b.rel in ("=", ":"):
+    if a.rel == b.rel or a.rel in ("=", ":") or b.rel in ("=", ":") or _one_timed_verb(a, b):
         return False
     if not a.head or not b.head or len(a.head & b.head) / len(a.head | b.head) < 0.5:
         return False

@@ -646,14 +646,25 @@ class DuplicateDetector(Detector):
                 ):
                     member.best, member.partner = sim, b
         out: list[Detection] = []
+        direct = {frozenset((i, j)) for i, j, _sim in pairs}
         for group in clusters(len(part), pairs):
             if len(group) < 2:
                 continue
             kept = max(group, key=lambda k: _view_key(part[k]))
             for k in group:
-                if k != kept:
+                if k != kept and not self._conflicts_through(part, direct, kept, k):
                     out.append(self._detection(part, sets, members, group, kept, k))
         return out
+
+    def _conflicts_through(
+        self, part: Sequence[MemoryView], direct: set[frozenset[int]], kept: int, k: int
+    ) -> bool:
+        """Whether a member joined to the kept memory only through others conflicts with it
+        ("반려견 이름은 초코다" and "몽이다", each linked to "반려견을 키운다"): superseding
+        it by the kept one would settle a contradiction as a copy."""
+        if not self.conflicts_break_links or frozenset((kept, k)) in direct:
+            return False
+        return _conflict(part[k], part[kept], self.conflict_min_score)
 
     def _detection(
         self,
