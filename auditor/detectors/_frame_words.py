@@ -4,7 +4,8 @@
 a text into :class:`Tok` (lower case, key: an English stem or a Korean word without its
 particle or ending, offsets), :func:`_ko_key` is that Korean key, and :func:`_typed` reads the
 typed values of a value region (weekdays, weekend, parts of the day, dates, months,
-durations, counts with a unit, clock times, days of the month). The cue words are data
+durations, counts with a unit, clock times, days of the month); :func:`modality_of` says
+whether a sentence is a plan, a past state or a hypothetical. The cue words are data
 (``data/contradiction_frames.json``, :func:`_data`). Every regular expression here is
 linear-time.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_types import Modality
 
 _DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
 
@@ -362,3 +364,32 @@ def _ko_negated(toks: Sequence[Tok]) -> bool:
         if low.endswith(("지않", "지않는다", "지않아", "지않음")):
             return True
     return False
+
+
+def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
+    """Whether a sentence (its lower-case tokens and text) states the present, a plan, a
+    past state or a hypothetical."""
+    d = _data()
+    if ko:
+        if any(t.startswith(w) for t in lows for w in d["hypothetical_words_ko"]):
+            return "hypothetical"
+        if any(w in text for w in d["plan_words_ko"]):
+            return "plan"
+        if any(t.startswith(w) for t in lows for w in d["past_words_ko"]) or any(
+            e in text for e in d["past_endings_ko"]
+        ):
+            return "past"
+        return "current"
+    if any(w in d["hypothetical_words_set"] for w in lows):
+        return "hypothetical"
+    if any(w in d["plan_words_set"] for w in lows) or _has_phrase(lows, ["going to"]):
+        return "plan"
+    if _has_phrase(lows, d["past_words"]):
+        return "past"
+    return "current"
+
+
+def bigrams(s: str) -> set[str]:
+    """The two-character pieces of ``s`` without its spaces (a Korean head's keys)."""
+    s = s.replace(" ", "")
+    return {s[i : i + 2] for i in range(len(s) - 1)} or {s}
