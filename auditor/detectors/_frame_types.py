@@ -34,6 +34,11 @@ class Frame:
             "NHS number", "DataGov API key"); two heads with a name each that the other
             lacks are two things.
         attached: keys of what the typed values are attached to ("the 7:40 bus" -> bus).
+        owners: head keys of a possessor ("Lumen's CI", "모아의 라이선스": Korean as
+            bigrams); a head that is only another's owner names another thing.
+        roles: keys of a noun in the value that names the attribute ("under the GPL
+            license", "GPL 라이선스로", "백엔드로"): "Lumen is released under the GPL
+            license" gives Lumen's licence.
     """
 
     lang: str
@@ -51,6 +56,8 @@ class Frame:
     approx: bool = False
     names: frozenset[str] = frozenset()
     attached: frozenset[str] = frozenset()
+    owners: frozenset[str] = frozenset()
+    roles: frozenset[str] = frozenset()
 
     def typed_map(self) -> dict[str, frozenset[Any]]:
         """The typed values as a mapping."""

@@ -60,6 +60,7 @@ from auditor.detectors._frame_words import (
 )
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
 from auditor.detectors.frame_occasions import attached_keys, other_activity, other_occasions
+from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import never_every
 
 __all__ = [
@@ -324,7 +325,33 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         any(w in _APPROX for w in lows),
         names,
         attached_keys(value_toks, typed),
+        frozenset(t.key for t in head_toks if t.low.endswith("'s") and t.key),
+        _en_roles(text, value_toks, offset),
     )
+
+
+def _en_roles(text: str, value_toks: Sequence[Tok], offset: int) -> frozenset[str]:
+    """The noun that ends a value and names its attribute ("under the GPL license" ->
+    license): a lower-case word after a name or another value word."""
+    d = _data()
+    if len(value_toks) < 2:  # noqa: PLR2004 - a value and the noun after it
+        return frozenset()
+    last = value_toks[-1]
+    word = text[last.start - offset : last.end - offset]
+    closed = d["qualifiers_set"] | d["only_words_set"] | d["determiners_set"]
+    if not word.isalpha() or not word.islower() or last.low in closed:
+        return frozenset()
+    if last.low in d["prepositions_set"] or last.low in d["conjunctions_set"]:
+        return frozenset()
+    if any(t.low in d["prepositions_set"] for t in value_toks[:-1]):
+        return frozenset()  # "five people at the bakery": the bakery is where, not what
+    # a named value before it ("the GPL license", "the 3.2 release"), not a description
+    # ("an open-source license": any licence of that kind)
+    named = any(
+        any(c.isupper() or c.isdigit() for c in text[t.start - offset : t.end - offset])
+        for t in value_toks[:-1]
+    )
+    return frozenset({last.key}) if named else frozenset()
 
 
 def _is_question(part: str, toks: Sequence[Tok]) -> bool:
@@ -387,13 +414,19 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return False
     overlap = len(a.head & b.head) / len(a.head | b.head)
     if a.lang == "ko":
-        return overlap >= 0.6 and (
-            a.rel == b.rel
-            or bool(_typed_kinds(a) & _typed_kinds(b))
-            or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
+        return (
+            overlap >= 0.6
+            and not owner_apart(a, b)
+            and (
+                a.rel == b.rel
+                or bool(_typed_kinds(a) & _typed_kinds(b))
+                or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
+            )
         )
     if overlap < 0.5 or (a.names - b.head and b.names - a.head):
         return False  # "NHS number" / "Turkish ID number": one word shared, two things
+    if owner_apart(a, b):
+        return False  # "Lumen" / "Lumen's CI"
     if another_person(a, b):
         return False  # "her birthday" / "her mother's birthday"
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":") or _one_timed_verb(a, b):
@@ -512,6 +545,9 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     Returns:
         A verdict when the heads match (None otherwise): see :class:`FrameVerdict`.
     """
+    aligned = role_aligned(a, b)
+    if aligned is not None:
+        a, b = aligned  # "Lumen's license is MIT" / "released under the GPL license"
     if _other_relation(a, b):
         return FrameVerdict("compatible", 0.0, "relation", a.span, b.span)
     if not heads_match(a, b):

@@ -7,6 +7,7 @@ a topic ("매일 아침 8시에 출근한다"). Read by
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -104,8 +105,9 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     )
     conj = (
         any(
-            t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2
-            for t in value_toks[:-1]
+            (t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2)
+            or (t.low in d["conjunction_suffixes_ko_set"] and k > 0)  # "iOS와": split off
+            for k, t in enumerate(value_toks[:-1])
         )
         or " 및 " in text
     )
@@ -140,7 +142,7 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     head_words = [t.low[:-1] if t.low.endswith(("은", "는")) else t.low for t in toks[: topic + 1]]
     if rel == "=" and all(w in d["person_heads_set"] for w in head_words):
         functional = False  # "저는 X이다": a person's traits hold many values
-    return _ko_made(
+    frame = _ko_made(
         text,
         toks,
         value_toks,
@@ -152,6 +154,17 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         (only, conj, negated),
         objects,
     )
+    possessors = [t for t in toks[:topic] if t.low.endswith("의")]
+    owners = _ko_head(possessors) if possessors else frozenset()
+    # "GPL 라이선스로 배포된다", "Firebase를 백엔드로 쓴다": a named value (Latin letters or
+    # digits) beside it, not a description ("오픈소스 라이선스로": any licence of that kind)
+    named = any(not _is_hangul(t.low) and t.low[:1].isalnum() for t in value_toks[:pred])
+    roles = frozenset(
+        t.key
+        for t in value_toks[:pred]
+        if named and t.low.endswith("로") and _is_hangul(t.key) and not t.key.endswith("로")
+    )
+    return dataclasses.replace(frame, owners=owners, roles=roles)
 
 
 #: final consonants (jongseong index) of a verb's plain present or past before 다:

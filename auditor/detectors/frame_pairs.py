@@ -22,6 +22,7 @@ import functools
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import KO_ARGUMENT_PARTICLES, _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import another_person, frames_of, heads_match
+from auditor.detectors.frame_roles import owner_apart
 
 __all__ = ["different_things", "relation_swapped", "substituted_value", "typed_apart"]
 
@@ -92,8 +93,8 @@ def different_things(a_text: str, b_text: str) -> bool:
         return False
     if any(heads_match(x, y) for x in fa for y in fb):
         return False
-    if any(x.rel == y.rel and another_person(x, y) for x in fa for y in fb):
-        return True  # "her birthday" / "her mother's birthday"
+    if any(x.rel == y.rel and (another_person(x, y) or owner_apart(x, y)) for x in fa for y in fb):
+        return True  # "her birthday" / "her mother's birthday", "Lumen" / "Lumen's CI"
     return any(
         x.lang == y.lang
         and x.subject

@@ -1,0 +1,61 @@
+"""Heads that name an attribute through its owner or through the value: "Lumen's CI" is not
+Lumen (:func:`owner_apart`), and "Lumen is released under the GPL license" gives the
+attribute of "Lumen's license is MIT" (:func:`role_aligned`). Read by
+:func:`auditor.detectors.contradiction_frames.compare_frames`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from auditor.detectors._frame_types import Frame
+from auditor.detectors._frame_words import bigrams
+
+__all__ = ["owner_apart", "role_aligned"]
+
+
+def owner_apart(a: Frame, b: Frame) -> bool:
+    """Whether one head is only the owner of the other's thing ("Lumen" / "Lumen's CI",
+    "Priya" / "Priya's standup", "모아" / "모아의 백엔드"): two things, not one."""
+    for x, y in ((a, b), (b, a)):
+        if y.head and y.head < x.head and y.head <= x.owners:
+            return True
+    return False
+
+
+def _role_keys(f: Frame) -> frozenset[str]:
+    """The role nouns of a frame, keyed as its head is (Korean heads are bigrams)."""
+    if f.lang == "ko":
+        return frozenset(k for r in f.roles for k in bigrams(r))
+    return f.roles
+
+
+def role_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
+    """The two frames read as one attribute when one names it in its head ("Lumen's license
+    is MIT", "모아의 라이선스는 MIT이다") and the other in its value ("Lumen is released
+    under the GPL license", "모아는 GPL 라이선스로 배포된다", "Firebase를 백엔드로
+    사용한다"): the second is given the first's head and relation, its values without the
+    role noun and the verb, and holds one value as the first does. Only a relation that
+    holds one value names a role ("employs five people at the bakery" does not). None when
+    neither does.
+    """
+    if a.lang != b.lang:
+        return None
+    for x, y, swap in ((a, b, False), (b, a, True)):
+        roles = _role_keys(y)
+        if not roles or not y.functional or not y.head or not y.head < x.head:
+            continue
+        if not roles <= x.head:
+            continue
+        # what the head has beyond the owner and the role: at most the bigram that joins
+        # two Korean words ("모아라이선스" holds "아라")
+        if len(x.head - y.head - roles) > (1 if x.lang == "ko" else 0):
+            continue
+        values = y.values - y.roles - {y.rel}
+        if not values:
+            continue
+        moved = dataclasses.replace(
+            y, head=x.head, rel=x.rel, functional=x.functional, values=values, roles=frozenset()
+        )
+        return (moved, x) if swap else (x, moved)
+    return None
