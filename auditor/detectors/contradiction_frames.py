@@ -292,8 +292,15 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     else:
         rel = " ".join(stem(p) for p in rel_parts if p not in d["copulas_set"]) or "="
     before = lows[:boundary]
-    only = only_in_rel or any(
-        w in d["only_words_set"] for w in before + [t.low for t in value_toks]
+    vlows = [t.low for t in value_toks]
+    only = (
+        only_in_rel
+        or any(w in d["only_words_set"] for w in before + vlows)
+        # "for all design work", "for every trip": the whole purpose, one value
+        or any(
+            w in ("all", "every") and k > 0 and vlows[k - 1] in ("for", "in")
+            for k, w in enumerate(vlows)
+        )
     )
     conj = any(t.low in d["conjunctions_set"] for t in value_toks)
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
@@ -569,6 +576,8 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         b.only and only_a and a.conj and not only_b
     ):
         return FrameVerdict("only", 0.7, "text", a.span, b.span)
+    if _only_other(a, b, only_a, only_b) or _only_other(b, a, only_b, only_a):
+        return FrameVerdict("only", 0.6, "text", a.span, b.span)
     if not only_a or not only_b:
         return FrameVerdict("restatement", 0.0, "text", a.span, b.span)
     if len(only_a) > 4 or len(only_b) > 4:
@@ -582,6 +591,29 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     if a.lang == "ko" and (len(only_a) > 2 or len(only_b) > 2):
         score = min(score, 0.5)
     return FrameVerdict("value", score, "text", a.span, b.span)
+
+
+@functools.cache
+def _generic_verbs() -> frozenset[str]:
+    """``generic_verbs`` of the data file as English relations key them (stems)."""
+    return frozenset(stem(w) for w in _data()["generic_verbs"] if w.isascii())
+
+
+def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[str]) -> bool:
+    """Whether ``x`` restricts the relation to short values ("only drinks decaf", "uses
+    Sketch for all design work") and ``y`` gives it another ("drinks green tea", "uses
+    Figma for design work"): a rule and a fact that breaks it, short values only. A
+    generic verb ("takes the bus" / "takes vitamin D") needs a shared purpose as well."""
+    if x.rel.split(" ", 1)[0] in _generic_verbs() and not (x.values & y.values):
+        return False
+    return (
+        x.only
+        and not y.only
+        and not y.negated
+        and not x.conj
+        and 0 < len(only_x) <= 2  # noqa: PLR2004 - a value or a name in two words
+        and 0 < len(only_y) <= 3  # noqa: PLR2004
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,15 +33,16 @@ def other_occasions(a: Frame, b: Frame) -> bool:
     exception to a rule: "every day at 6" / "at 8 on weekends"), beside another value that
     differs ("wakes at 7am on weekdays" / "at 9am on weekends", "runs 5 km in the morning" /
     "10 km in the evening"). A scope alone is the value ("the lesson is every Tuesday" /
-    "every Thursday")."""
+    "every Thursday"), and so is a scope that one side only narrows ("meetings in the
+    afternoon" / "morning meetings before 10am")."""
     ta, tb = a.typed_map(), b.typed_map()
     if not any(
         k in ta and k in tb and (not (ta[k] & tb[k]) or ta[k] < tb[k] or tb[k] < ta[k])
         for k in SCOPE_KINDS
     ):
         return False
-    if (set(ta) | set(tb)) - set(SCOPE_KINDS):
-        return True
+    if (set(ta) & set(tb)) - set(SCOPE_KINDS):
+        return True  # a time, count or amount on both sides beside the scope
     # another value beside the scope: "5km" / "10km", "coffee in the morning" / "tea in the
     # afternoon", "회사 근처에서" / "집에서"
     rest_a, rest_b = a.values - scope_words(), b.values - scope_words()
