@@ -98,15 +98,21 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
             value_toks = value_toks[k + 1 :]  # "A가 아니라 B": the value is B
             break
     qual = d["qualifiers_set"] | d["ko_light_verbs_set"]
-    values = frozenset(t.key for t in value_toks if t.key and t.key not in qual)
+    glued = _glued_particles(value_toks)  # "TIFF로만", "iOS와": particles, not values
+    values = frozenset(
+        t.key for k, t in enumerate(value_toks) if t.key and t.key not in qual and k not in glued
+    )
     only = (
-        any(t.low.endswith(tuple(d["only_suffixes_ko"])) and len(t.low) > 2 for t in value_toks)
+        any(
+            t.low.endswith(tuple(d["only_suffixes_ko"])) and (len(t.low) > 2 or k in glued)
+            for k, t in enumerate(value_toks)
+        )
         or "오직" in text
     )
     conj = (
         any(
             (t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2)
-            or (t.low in d["conjunction_suffixes_ko_set"] and k > 0)  # "iOS와": split off
+            or (t.low in d["conjunction_suffixes_ko_set"] and k in glued)
             for k, t in enumerate(value_toks[:-1])
         )
         or " 및 " in text
@@ -129,12 +135,21 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         rel = value_toks[pred].key
     functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
     # what the typed values count or time: the object ("주 3회 필라테스를" / "한 번 수영을")
-    object_toks = [t for t in value_toks[:pred] if t.low.endswith(("을", "를")) and len(t.low) >= 2]
+    instrument = any(
+        t.low.startswith(("로", "으로")) if k in glued else t.low.endswith(("로", "로만"))
+        for k, t in enumerate(value_toks[:pred])
+        if len(t.low) >= 2 or k in glued  # noqa: PLR2004 - "도로" is a road, not "by"
+    )
+    light = rel in d["ko_light_verbs_set"]
+    # with an instrument, the words before the object name it too ("작업 파일을"); with 하다
+    # they may say how ("완전 재택근무를": fully), so the object alone is the activity
+    object_toks = _object_phrase(value_toks[:pred], qual, whole=not light)
     objects = frozenset(t.key for t in object_toks)
-    if rel in d["ko_light_verbs_set"] and objects:
+    if objects and (light or (functional and instrument)):
         # "X를 한다" is the verb "X하다": the activity belongs to the head, so "채식을 한다" /
         # "스케치를 한다" are two things one does, "주 2회 재택근무를" / "완전 재택근무를" two
-        # values of one
+        # values of one; with an instrument the object is what the value is of ("작업
+        # 파일을 TIFF로 저장한다": the work files' format)
         head = _ko_head([*toks[: topic + 1], *object_toks])
         values = values - objects
         if not values and not typed:
@@ -165,6 +180,39 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         if named and t.low.endswith("로") and _is_hangul(t.key) and not t.key.endswith("로")
     )
     return dataclasses.replace(frame, owners=owners, roles=roles)
+
+
+def _glued_particles(toks: Sequence[Tok]) -> set[int]:
+    """Indexes of Hangul tokens written right after Latin letters or digits without a space:
+    the particle of a name ("TIFF로만", "iOS와", "Notion으로")."""
+    return {
+        k
+        for k in range(1, len(toks))
+        if toks[k - 1].end == toks[k].start
+        and _is_hangul(toks[k].low)
+        and not _is_hangul(toks[k - 1].low)
+    }
+
+
+def _object_phrase(toks: Sequence[Tok], qual: frozenset[str], *, whole: bool) -> list[Tok]:
+    """The objects (을 / 를) among ``toks``; with ``whole``, with the bare words right before
+    each ("작업 파일을": 작업 and 파일), not qualifiers ("항상") or numbers."""
+    out: list[Tok] = []
+    for k, t in enumerate(toks):
+        if not (t.low.endswith(("을", "를")) and len(t.low) >= 2):  # noqa: PLR2004
+            continue
+        j = k
+        while (
+            whole
+            and j > 0
+            and _is_hangul(toks[j - 1].low)
+            and toks[j - 1].key == toks[j - 1].low
+            and toks[j - 1].low not in qual
+            and not any(c.isdigit() for c in toks[j - 1].low)
+        ):
+            j -= 1
+        out.extend(toks[j : k + 1])
+    return out
 
 
 #: final consonants (jongseong index) of a verb's plain present or past before 다:
