@@ -73,7 +73,20 @@ _DOB_RE = re.compile(
     rf"(?:(?i:{_DOB['cues_en']})|{_DOB['cues_ko']})"
     r"(?:\s{0,2}(?:is|was|:|=|-|은|는|이|가|은요)){0,2}\s{0,3}"
     rf"(?:(?P<year>(?i:{_DATE_WITH_YEAR}))|(?P<day>(?i:{_DATE_NO_YEAR})))"
+    # Korean puts the date first: "1992년 7월 19일에 태어났다", "1990년 3월 5일생"
+    rf"|(?<![\d가-힣])(?P<year_ko>{_YEAR}\s?년\s?{_MON_NUM}\s?월\s?{_DAY}\s?일)"
+    rf"(?=(?:에|에서)?\s?(?:{_DOB['births_ko']}))"
+    rf"|(?<![\d가-힣])(?P<day_ko>{_MON_NUM}\s?월\s?{_DAY}\s?일)(?=(?:에|에서)?\s?(?:{_DOB['births_ko']}))"
+    # a year alone ("1995년생", "born in 1991") is an age, not a date of birth: not reported
 )
+
+#: The match groups of :data:`_DOB_RE`: score and explanation of each.
+_DOB_GROUPS = {
+    "year": (0.85, "birth word + date"),
+    "day": (0.6, "birth word + day and month"),
+    "year_ko": (0.85, "date + Korean birth word"),
+    "day_ko": (0.6, "day and month + Korean birth word"),
+}
 
 _POSSESSIVE = r"(?:(?i:my|his|her|their|our|your|the\s+user'?s|user'?s)|[A-Z][a-z]{1,20}'s)"
 _CRED_EN = re.compile(
@@ -96,7 +109,7 @@ _PASSWORD_NAME = "PasswordRecognizer"
 
 #: Cheap preconditions (no match: the recognizer is not run).
 PROSE_GATES: dict[str, re.Pattern[str]] = {
-    "DATE_OF_BIRTH": re.compile(r"(?i:born|birth|d\.?o\.?b|생년월일|생일|출생|태어)"),
+    "DATE_OF_BIRTH": re.compile(r"(?i:born|birth|d\.?o\.?b|생년월일|생일|출생|태어|일\s?생)"),
     "PASSWORD": re.compile("(?i:" + "|".join(PASSWORD_GATE_WORDS) + ")"),
 }
 
@@ -158,9 +171,8 @@ class DateOfBirthRecognizer(_ProseRecognizer):
         """Dates of birth: a date with a year scores 0.85, a day and month 0.6."""
         results: list[RecognizerResult] = []
         for m in _DOB_RE.finditer(text):
-            group = "year" if m.group("year") else "day"
-            score = 0.85 if group == "year" else 0.6
-            pattern = "birth word + date" if group == "year" else "birth word + day and month"
+            group = next(g for g in _DOB_GROUPS if m.group(g))
+            score, pattern = _DOB_GROUPS[group]
             results.append(
                 _result("DATE_OF_BIRTH", m.start(group), m.end(group), score, _DOB_NAME, pattern)
             )
