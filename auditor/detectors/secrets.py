@@ -647,6 +647,10 @@ class SecretsDetector(Detector):
         ]
 
 
+#: memaudit's own patterns of a vendor's token format (checked as detect-secrets' are).
+_VENDOR_FORMATS = frozenset(p.id for p in EXTRA_PATTERNS if p.check == "placeholder")
+
+
 def _plausible(text: str, f: _Found) -> bool:
     """Drop placeholders, documented dummies, empty PEM blocks and digests (``SHA256:...``),
     whoever found them."""
@@ -657,8 +661,8 @@ def _plausible(text: str, f: _Found) -> bool:
         value = _whole_token(text, f.start, f.end)
     if f.entity in _STATED_ENTITIES:
         level: Level = "stated"
-    elif f.details.get("source") == _DS_SOURCE:
-        level = "format"
+    elif f.details.get("source") == _DS_SOURCE or f.details.get("pattern") in _VENDOR_FORMATS:
+        level = "format"  # a vendor's format: only a placeholder body is refused
     else:
         level = "token"
     reason = placeholder_reason(value, level=level)

@@ -106,7 +106,8 @@ _ACCESS_CODE_WORDS = "alarm|door|gate|safe|lock|keypad|garage|entry"
 _KO_GATE = ("비밀", "비번", "패스워드", "암호", "번호")
 
 #: Modular crypt format password hashes (md5crypt and Apache's apr1, sha256crypt and
-#: sha512crypt with optional rounds, bcrypt, Cisco type 8 / 9, argon2): crackable offline,
+#: sha512crypt with optional rounds, bcrypt, Cisco type 8 / 9, argon2) and Kerberos roasting
+#: hashes: crackable offline,
 #: so a stored hash is a credential. Each alphabet and length is the format's own.
 _CRYPT_B64 = r"[./0-9A-Za-z]"
 _PASSWORD_HASH = (
@@ -115,7 +116,9 @@ _PASSWORD_HASH = (
     rf"|\$2[abxy]\$\d{{2}}\${_CRYPT_B64}{{53}}"
     rf"|\$[89]\${_CRYPT_B64}{{14}}\${_CRYPT_B64}{{43}}"
     r"|\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,3}\$[A-Za-z0-9+/]{8,64}"
-    r"\$[A-Za-z0-9+/]{16,128})"
+    r"\$[A-Za-z0-9+/]{16,128}"
+    # Kerberos 5 AS-REP / TGS-REP hashes (etype 23, 17, 18), as roasting tools print them
+    r"|\$krb5(?:asrep|tgs)\$\d{1,2}\$(?:[^$\s]{1,200}\$){0,3}[0-9a-f]{32}\$[0-9a-f]{64,4096})"
     rf"(?!{_CRYPT_B64})"
 )
 _HASH_GATE = (
@@ -130,6 +133,7 @@ _HASH_GATE = (
     "$8$",
     "$9$",
     "$argon2",
+    "$krb5",
 )
 
 #: Patterns that detect-secrets lacks for memories (see the module docstring).
@@ -239,6 +243,132 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         check="none",
         priority=1,
         gate=("sk-ant-",),
+    ),
+    # vendor formats the Betterleaks rule set lacks (its rules are tried first); each
+    # prefix or signature is the vendor's documented token format
+    ExtraPattern(
+        id="google_oauth_access_token",  # Google OAuth 2.0 access tokens start "ya29."
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w.-])ya29\.[0-9A-Za-z_\-]{30,400}(?![\w-])"),
+        group=0,
+        score=0.85,
+        check="placeholder",
+        priority=1,
+        gate=("ya29.",),
+    ),
+    ExtraPattern(
+        id="doppler_token",  # CLI, personal, service, service-account, SCIM and audit tokens
+        entity="service_credential",
+        regex=re.compile(
+            r"(?<![\w.-])dp\.(?:ct|pt|st|sa|scim|audit)\.(?:[a-z0-9_-]{1,30}\.)?[A-Za-z0-9]{40,44}(?![\w])"
+        ),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("dp.",),
+    ),
+    ExtraPattern(
+        id="circleci_personal_token",  # "CCIPAT_" personal API tokens
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w-])CCIPAT_[A-Za-z0-9]{20,24}_[A-Za-z0-9]{38,42}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("ccipat_",),
+    ),
+    ExtraPattern(
+        id="azure_devops_pat",  # 84 characters with the "AZDO" signature at position 76
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("azdo",),
+    ),
+    ExtraPattern(
+        id="adafruit_io_key",  # Adafruit IO keys
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w-])aio_[A-Za-z0-9]{28}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("aio_",),
+    ),
+    ExtraPattern(
+        id="tavily_api_key",  # Tavily search API keys
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w-])tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("tvly-",),
+    ),
+    ExtraPattern(
+        id="telegram_bot_token",  # Telegram bot tokens: the bot id, a colon, "AA" and the secret
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w:])\d{8,10}:AA(?!([A-Za-z0-9_-])\1{7})[A-Za-z0-9_-]{30,34}(?![\w-])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=(":aa",),
+    ),
+    ExtraPattern(
+        id="twitch_stream_key",  # Twitch stream keys
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w-])live_\d{6,12}_[A-Za-z0-9]{30}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("live_",),
+    ),
+    ExtraPattern(
+        id="nuget_api_key",  # NuGet API keys
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w-])oy2[a-z0-9]{43}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("oy2",),
+    ),
+    ExtraPattern(
+        id="salesforce_access_token",  # Salesforce: the org id (00D...), "!", the session
+        entity="service_credential",
+        regex=re.compile(r"(?<![\w!])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,250}(?![\w])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("00d",),
+    ),
+    ExtraPattern(
+        id="okta_api_token",  # Okta API tokens after the SSWS scheme
+        entity="service_credential",
+        regex=re.compile(r"(?<=SSWS )00[A-Za-z0-9_-]{40}(?![\w-])"),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("ssws",),
+    ),
+    ExtraPattern(
+        id="teams_incoming_webhook",  # Microsoft Teams incoming webhooks on the Office 365 domain
+        entity="service_credential",
+        regex=re.compile(
+            r"https://(?:outlook\.office(?:365)?\.com|[a-z0-9-]{1,63}\.webhook\.office\.com)/webhook(?:b2)?/[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f-]{36}"
+        ),
+        group=0,
+        score=0.9,
+        check="placeholder",
+        priority=1,
+        gate=("incomingwebhook",),
     ),
     ExtraPattern(
         id="password_prose",
