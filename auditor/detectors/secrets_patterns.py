@@ -311,7 +311,9 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
     ExtraPattern(
         id="telegram_bot_token",  # Telegram bot tokens: the bot id, a colon, "AA" and the secret
         entity="service_credential",
-        regex=re.compile(r"(?<![\w:])\d{8,10}:AA(?!([A-Za-z0-9_-])\1{7})[A-Za-z0-9_-]{30,34}(?![\w-])"),
+        regex=re.compile(
+            r"(?<![\w:])\d{8,10}:AA(?!([A-Za-z0-9_-])\1{7})[A-Za-z0-9_-]{30,34}(?![\w-])"
+        ),
         group=0,
         score=0.9,
         check="placeholder",
@@ -397,6 +399,21 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         check="password",
         priority=2,
         gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="password_cli_flag",  # "psexec \\\\host -u admin -p VALUE", "-Password VALUE"
+        entity="password_in_text",
+        regex=re.compile(
+            r"(?:\s-u(?:ser)?\s{1,3}[^\s-][^\s]{0,63}\s{1,3}-p(?:w|ass|assword)?"
+            r"|\s-password|\s--password|\s--passwd)"
+            r"(?:\s{1,3}|=)(?P<val>[^\s\"'`$%{<]{4,64})(?=\s|$)",
+            _I,
+        ),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=("-p", "-password", "--passw"),
     ),
     ExtraPattern(
         id="token_prose",
