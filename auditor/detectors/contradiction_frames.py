@@ -161,8 +161,19 @@ def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
         return True
     if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is", "'s")):
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+        if nxt in d["prepositions_set"] or nxt in d["determiners_set"] or _number(nxt) is not None:
+            return True
+        # first, or right after a one- or two-word subject ("Answers tickets ...", "Chloe
+        # bakes sourdough", "The user prefers tabs"), unless a verb follows ("Hana's shifts
+        # are ...")
+        skip = d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"]
+        before = [t for t in toks[:i] if t.low not in skip]
         return (
-            nxt in d["prepositions_set"] or nxt in d["determiners_set"] or _number(nxt) is not None
+            len(before) <= 2  # noqa: PLR2004
+            and low.isalpha()
+            and not (before and before[-1].low in d["determiners_set"])
+            and nxt not in d["copulas_set"]
+            and nxt not in d["relation_verbs_set"]
         )
     return False
 
@@ -608,6 +619,7 @@ def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[st
         return False
     return (
         x.only
+        and not x.typed  # "only answers email in the afternoon": the time may be what is only
         and not y.only
         and not y.negated
         and not x.conj
