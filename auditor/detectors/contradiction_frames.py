@@ -131,8 +131,10 @@ _PLAIN_SUBJECTS = frozenset({"i", "we", "they", "you"})
 def _after_plain_subject(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> bool:
     """Whether the word at ``i`` is a verb right after "I" / "we" / "they" / "you" (adverbs,
     "do" and negations between: "I usually sleep", "I don't eat")."""
+    if i == 0 or toks[0].low not in _PLAIN_SUBJECTS:
+        return False
     low = toks[i].low
-    if i == 0 or not low.isalpha() or low in d["qualifiers_set"] or low.endswith("ly"):
+    if not low.isalpha() or low in d["qualifiers_set"] or low.endswith("ly"):
         return False
     nxt = toks[i + 1].low if i + 1 < len(toks) else ""
     if low in d["never_words_set"] or low == "also" or (low == "do" and nxt in ("not", "never")):
@@ -146,6 +148,19 @@ def _after_plain_subject(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> b
     ):
         k -= 1
     return k == 0 and toks[0].low in _PLAIN_SUBJECTS
+
+
+#: words in -s that open a sentence without being its verb ("Thanks for your help")
+_NOT_VERBS = frozenset({"thanks", "regards", "cheers", "congrats", "greetings", "news"})
+#: at most this many words of a subject before a verb in -s ("The user prefers", "Chloe bakes")
+_SUBJECT_WORDS = 2
+
+
+@functools.cache
+def _lead_skip() -> frozenset[str]:
+    """Words before a verb that are not its subject ("only", "never", "usually")."""
+    d = _data()
+    return frozenset(d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"])
 
 
 def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
@@ -166,11 +181,12 @@ def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
         # first, or right after a one- or two-word subject ("Answers tickets ...", "Chloe
         # bakes sourdough", "The user prefers tabs"), unless a verb follows ("Hana's shifts
         # are ...")
-        skip = d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"]
+        if i > _SUBJECT_WORDS + 3 or not low.isalpha() or low in _NOT_VERBS:
+            return False
+        skip = _lead_skip()
         before = [t for t in toks[:i] if t.low not in skip]
         return (
-            len(before) <= 2  # noqa: PLR2004
-            and low.isalpha()
+            len(before) <= _SUBJECT_WORDS
             and not (before and before[-1].low in d["determiners_set"])
             and nxt not in d["copulas_set"]
             and nxt not in d["relation_verbs_set"]
