@@ -169,8 +169,9 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         (only, conj, negated),
         objects,
     )
-    possessors = [t for t in toks[:topic] if t.low.endswith("의")]
-    owners = _ko_head(possessors) if possessors else frozenset()
+    # the owner: every word up to the last possessive ("은지 씨의 차는": 은지 씨)
+    last_of = max((k for k in range(topic) if toks[k].low.endswith("의")), default=-1)
+    owners = _ko_head(toks[: last_of + 1]) if last_of >= 0 else frozenset()
     # "GPL 라이선스로 배포된다", "Firebase를 백엔드로 쓴다": a named value (Latin letters or
     # digits) beside it, not a description ("오픈소스 라이선스로": any licence of that kind)
     named = any(not _is_hangul(t.low) and t.low[:1].isalnum() for t in value_toks[:pred])
