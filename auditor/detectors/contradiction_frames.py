@@ -332,8 +332,10 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     conj = any(t.low in d["conjunctions_set"] for t in value_toks)
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
     typed = _typed(value_toks, False)
+    numbers = d["number_words"]
     values = frozenset(
-        t.key
+        # a number word is its digits ("nine years old" / "is 9"), never the article "a"
+        str(numbers[t.low]) if t.low in numbers and t.low not in ("a", "an") else t.key
         for t in value_toks
         if t.low not in d["qualifiers_set"]
         and t.low not in d["conjunctions_set"]
@@ -425,11 +427,53 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             toks = [make(Tok, (t.low, t.key, t.start + pos, t.end + pos)) for t in toks]
         if len(toks) < 2 or _is_question(part, toks):
             continue
-        ko = any(_is_hangul(t.low) for t in toks)
-        frame = ko_frame(part, toks) if ko else _en_frame(part, toks, max(pos, 0))
-        if frame is not None:
-            out.append(frame)
+        if any(_is_hangul(t.low) for t in toks):
+            frame = ko_frame(part, toks)
+            if frame is not None:
+                out.append(frame)
+            continue
+        for view in _appositive_views(text, toks):
+            frame = _en_frame(part, view, max(pos, 0))
+            if frame is not None:
+                out.append(frame)
     return tuple(out)
+
+
+#: words that open an appositive naming one thing (or a capitalised name, checked apart)
+_APPOSITIVE_OPENERS = frozenset({"a", "an", "the", "my", "his", "her", "their", "our", "your"})
+#: at most this many words in an appositive ("Minji's side project, a habit tracker, is")
+_APPOSITIVE_WORDS = 6
+
+
+def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
+    """The sentence once per name of its subject when an appositive names it twice ("Minji's
+    side project, a habit tracker, is released under MIT": "Minji's side project is ..." and
+    "a habit tracker is ..."), else the sentence as it is."""
+    d = _data()
+    if len(toks) < 6 or "," not in {t.low for t in toks[:_APPOSITIVE_WORDS]}:  # noqa: PLR2004
+        return [toks]
+    first = next(i for i, t in enumerate(toks) if t.low == ",")
+    second = next(
+        (
+            i
+            for i in range(first + 2, min(len(toks), first + 2 + _APPOSITIVE_WORDS))
+            if toks[i].low == ","
+        ),
+        -1,
+    )
+    if second < 0 or second + 1 >= len(toks) or not _looks_verb(toks, second + 1):
+        return [toks]
+    if any(t.low in d["clause_stops_set"] - {","} for t in toks[first + 1 : second]):
+        return [toks]  # "Minji, but not her team, ..."
+    rest = list(toks[second + 1 :])
+    views: list[Sequence[Tok]] = [[*toks[:first], *rest]]
+    named = toks[first + 1 : second]
+    # the appositive is a second name of one thing ("a habit tracker", "his son", "Clara"),
+    # not a description of several ("two renowned anthropologists")
+    opener = named[0].low in _APPOSITIVE_OPENERS or text[named[0].start : named[0].end].istitle()
+    if opener and not any(t.low in d["conjunctions_set"] for t in toks[:first]):
+        views.append([*named, *rest])
+    return views
 
 
 def frame_keys(frame: Frame) -> list[str]:
