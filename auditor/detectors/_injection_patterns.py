@@ -145,6 +145,9 @@ _GAP_ATOMS = ("\\s", "\\W", "[ \\t]")
 #: anywhere, which is exponential on long runs; it becomes a bounded character gap instead
 _TOKEN_GAP = re.compile(r"\(\?:\\S\+\\s\*\)\{0,(\d)\}\??")
 _TOKEN_CHARS = 20
+#: one character of a gap that stays in its sentence: a dot followed by more text is part
+#: of a URL, a file name or a number ("bit.ly/x", "v2.1"), not the sentence's end
+_SENTENCE_CHAR = r"(?:[^.!?\n]|\.(?=\S))"
 _MAX_REPEAT = 6
 _OPEN_RANGE = re.compile(r"(?<!\\)\{(\d+),\}")
 
@@ -180,11 +183,14 @@ def bounded(source: str) -> str:
 
     ``X*`` / ``X+`` become ``X{0,n}`` / ``X{1,n}``: n is :data:`MAX_GAP` for whitespace and
     non-word gaps (``\\s``, ``\\W``, ``[ \\t]``), :data:`MAX_REPEAT` repeats for a group and
-    :data:`MAX_RUN` for anything else; "up to K tokens" groups become a bounded character gap.
+    :data:`MAX_RUN` for anything else; "up to K tokens" groups become a bounded character gap
+    that stays in its sentence.
     A gap that may eat a whole text from every start position makes a pattern quadratic (or
     worse, when two runs can split one stretch of text); bounded runs keep it linear.
     """
-    source = _TOKEN_GAP.sub(lambda m: f"[^.!?\\n]{{0,{_TOKEN_CHARS * int(m.group(1))}}}?", source)
+    source = _TOKEN_GAP.sub(
+        lambda m: f"{_SENTENCE_CHAR}{{0,{_TOKEN_CHARS * int(m.group(1))}}}?", source
+    )
     source = _OPEN_RANGE.sub(lambda m: f"{{{m.group(1)},{MAX_RUN}}}", source)
     out: list[str] = []
     last = 0
