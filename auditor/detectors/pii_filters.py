@@ -237,6 +237,15 @@ _NEXT_WORDS = re.compile(
 )
 
 
+_STUDY = re.compile(str(_DATA["nrp_study_cues"]), re.IGNORECASE)
+
+
+def nrp_in_a_study(sentence: str) -> bool:
+    """Whether a sentence speaks of a study or a statistic ("한국인의 당뇨병 유병률을
+    분석했다", "a survey of German voters"): a nationality there is a population."""
+    return _STUDY.search(sentence) is not None
+
+
 def nrp_names_a_thing(text: str, start: int, end: int) -> bool:
     """Whether the nationality word at ``text[start:end]`` names a cuisine, breed or product.
 

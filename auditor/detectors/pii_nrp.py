@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from auditor.detectors import _pii_terms as terms
-from auditor.detectors.pii_filters import nrp_names_a_thing
+from auditor.detectors.pii_filters import nrp_in_a_study, nrp_names_a_thing
 from auditor.detectors.pii_presidio import (
     Pattern,
     PatternRecognizer,
@@ -104,13 +104,24 @@ _PERSON_CUE = re.compile(terms.NRP_PERSON_CUES, re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
 
-def _sentence_has_person(text: str, start: int, end: int) -> bool:
-    """Whether the sentence around ``text[start:end]`` speaks about a person."""
+def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     left = 0
     for m in _SENTENCE_END.finditer(text, 0, start):
         left = m.end()
     right = _SENTENCE_END.search(text, end)
-    return _PERSON_CUE.search(text, left, right.start() if right else len(text)) is not None
+    return left, right.start() if right else len(text)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence around ``text[start:end]``."""
+    left, right = _sentence_bounds(text, start, end)
+    return text[left:right]
+
+
+def _sentence_has_person(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``text[start:end]`` speaks about a person."""
+    left, right = _sentence_bounds(text, start, end)
+    return _PERSON_CUE.search(text, left, right) is not None
 
 
 class NrpRecognizer(ResultAdjuster, PatternRecognizer):
@@ -152,9 +163,9 @@ class NrpRecognizer(ResultAdjuster, PatternRecognizer):
             pattern = (
                 result.analysis_explanation.pattern_name if result.analysis_explanation else ""
             )
-            if pattern not in _NRP_PERSON_PATTERNS and not _sentence_has_person(
-                text, result.start, result.end
-            ):
+            person = _sentence_has_person(text, result.start, result.end)
+            population = not person and nrp_in_a_study(_sentence(text, result.start, result.end))
+            if population or (pattern not in _NRP_PERSON_PATTERNS and not person):
                 result.score = min(result.score, NRP_TOPIC_SCORE)
                 if result.analysis_explanation is not None:
                     result.analysis_explanation.set_improved_score(result.score)
