@@ -136,6 +136,82 @@ _HASH_GATE = (
     "$krb5",
 )
 
+#: Vendor token formats the Betterleaks rule set lacks (its rules are tried first): id,
+#: regex, gate, score. Each prefix or signature is the vendor's documented token format; a
+#: match is checked as a vendor format is (only a placeholder body is refused).
+_VENDOR_FORMATS: tuple[tuple[str, str, tuple[str, ...], float], ...] = (
+    # Google OAuth 2.0 access tokens start "ya29."
+    (
+        "google_oauth_access_token",
+        r"(?<![\w.-])ya29\.[0-9A-Za-z_\-]{30,400}(?![\w-])",
+        ("ya29.",),
+        0.85,
+    ),
+    # CLI, personal, service, service-account, SCIM and audit tokens
+    (
+        "doppler_token",
+        r"(?<![\w.-])dp\.(?:ct|pt|st|sa|scim|audit)\."
+        r"(?:[a-z0-9_-]{1,30}\.)?[A-Za-z0-9]{40,44}(?![\w])",
+        ("dp.",),
+        0.9,
+    ),
+    # "CCIPAT_" personal API tokens
+    (
+        "circleci_personal_token",
+        r"(?<![\w-])CCIPAT_[A-Za-z0-9]{20,24}_[A-Za-z0-9]{38,42}(?![\w])",
+        ("ccipat_",),
+        0.9,
+    ),
+    # 84 characters with the "AZDO" signature at position 76
+    ("azure_devops_pat", r"(?<![\w])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![\w])", ("azdo",), 0.9),
+    # Adafruit IO keys
+    ("adafruit_io_key", r"(?<![\w-])aio_[A-Za-z0-9]{28}(?![\w])", ("aio_",), 0.9),
+    # Tavily search API keys
+    ("tavily_api_key", r"(?<![\w-])tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}(?![\w])", ("tvly-",), 0.9),
+    # Telegram bot tokens: the bot id, a colon, "AA" and the secret
+    (
+        "telegram_bot_token",
+        r"(?<![\w:])\d{8,10}:AA(?!([A-Za-z0-9_-])\1{7})[A-Za-z0-9_-]{30,34}(?![\w-])",
+        (":aa",),
+        0.9,
+    ),
+    # Twitch stream keys
+    ("twitch_stream_key", r"(?<![\w-])live_\d{6,12}_[A-Za-z0-9]{30}(?![\w])", ("live_",), 0.9),
+    # NuGet API keys
+    ("nuget_api_key", r"(?<![\w-])oy2[a-z0-9]{43}(?![\w])", ("oy2",), 0.9),
+    # Salesforce: the org id (00D...), "!", the session
+    (
+        "salesforce_access_token",
+        r"(?<![\w!])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,250}(?![\w])",
+        ("00d",),
+        0.9,
+    ),
+    # Okta API tokens after the SSWS scheme
+    ("okta_api_token", r"(?<=SSWS )00[A-Za-z0-9_-]{40}(?![\w-])", ("ssws",), 0.9),
+    # Microsoft Teams incoming webhooks on the Office 365 domain
+    (
+        "teams_incoming_webhook",
+        r"https://(?:outlook\.office(?:365)?\.com|[a-z0-9-]{1,63}\.webhook\.office\.com)"
+        r"/webhook(?:b2)?/[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f-]{36}",
+        ("incomingwebhook",),
+        0.9,
+    ),
+)
+
+
+def _vendor_pattern(id_: str, regex: str, gate: tuple[str, ...], score: float) -> ExtraPattern:
+    return ExtraPattern(
+        id=id_,
+        entity="service_credential",
+        regex=re.compile(regex),
+        group=0,
+        score=score,
+        check="placeholder",
+        priority=1,
+        gate=gate,
+    )
+
+
 #: Patterns that detect-secrets lacks for memories (see the module docstring).
 EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
     ExtraPattern(
@@ -244,134 +320,7 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         priority=1,
         gate=("sk-ant-",),
     ),
-    # vendor formats the Betterleaks rule set lacks (its rules are tried first); each
-    # prefix or signature is the vendor's documented token format
-    ExtraPattern(
-        id="google_oauth_access_token",  # Google OAuth 2.0 access tokens start "ya29."
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w.-])ya29\.[0-9A-Za-z_\-]{30,400}(?![\w-])"),
-        group=0,
-        score=0.85,
-        check="placeholder",
-        priority=1,
-        gate=("ya29.",),
-    ),
-    ExtraPattern(
-        id="doppler_token",  # CLI, personal, service, service-account, SCIM and audit tokens
-        entity="service_credential",
-        regex=re.compile(
-            r"(?<![\w.-])dp\.(?:ct|pt|st|sa|scim|audit)\.(?:[a-z0-9_-]{1,30}\.)?[A-Za-z0-9]{40,44}(?![\w])"
-        ),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("dp.",),
-    ),
-    ExtraPattern(
-        id="circleci_personal_token",  # "CCIPAT_" personal API tokens
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w-])CCIPAT_[A-Za-z0-9]{20,24}_[A-Za-z0-9]{38,42}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("ccipat_",),
-    ),
-    ExtraPattern(
-        id="azure_devops_pat",  # 84 characters with the "AZDO" signature at position 76
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("azdo",),
-    ),
-    ExtraPattern(
-        id="adafruit_io_key",  # Adafruit IO keys
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w-])aio_[A-Za-z0-9]{28}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("aio_",),
-    ),
-    ExtraPattern(
-        id="tavily_api_key",  # Tavily search API keys
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w-])tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("tvly-",),
-    ),
-    ExtraPattern(
-        id="telegram_bot_token",  # Telegram bot tokens: the bot id, a colon, "AA" and the secret
-        entity="service_credential",
-        regex=re.compile(
-            r"(?<![\w:])\d{8,10}:AA(?!([A-Za-z0-9_-])\1{7})[A-Za-z0-9_-]{30,34}(?![\w-])"
-        ),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=(":aa",),
-    ),
-    ExtraPattern(
-        id="twitch_stream_key",  # Twitch stream keys
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w-])live_\d{6,12}_[A-Za-z0-9]{30}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("live_",),
-    ),
-    ExtraPattern(
-        id="nuget_api_key",  # NuGet API keys
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w-])oy2[a-z0-9]{43}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("oy2",),
-    ),
-    ExtraPattern(
-        id="salesforce_access_token",  # Salesforce: the org id (00D...), "!", the session
-        entity="service_credential",
-        regex=re.compile(r"(?<![\w!])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,250}(?![\w])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("00d",),
-    ),
-    ExtraPattern(
-        id="okta_api_token",  # Okta API tokens after the SSWS scheme
-        entity="service_credential",
-        regex=re.compile(r"(?<=SSWS )00[A-Za-z0-9_-]{40}(?![\w-])"),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("ssws",),
-    ),
-    ExtraPattern(
-        id="teams_incoming_webhook",  # Microsoft Teams incoming webhooks on the Office 365 domain
-        entity="service_credential",
-        regex=re.compile(
-            r"https://(?:outlook\.office(?:365)?\.com|[a-z0-9-]{1,63}\.webhook\.office\.com)/webhook(?:b2)?/[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f-]{36}"
-        ),
-        group=0,
-        score=0.9,
-        check="placeholder",
-        priority=1,
-        gate=("incomingwebhook",),
-    ),
+    *(_vendor_pattern(*row) for row in _VENDOR_FORMATS),
     ExtraPattern(
         id="password_prose",
         entity="password_in_text",
