@@ -261,6 +261,32 @@ def _letter_name(text: str, t: Tok, offset: int, first: Tok) -> bool:
     return t.start > first.start and text[t.start - offset : t.end - offset].isupper()
 
 
+def _en_relation(lows: Sequence[str], boundary: int) -> tuple[list[str], int, bool]:
+    """The relation's words from the verb at ``boundary`` (its participles, particles and
+    prepositions: "is licensed under"), where the value starts, and whether "only" stood
+    inside the relation ("ships only for iOS": the relation is "ships for")."""
+    d = _data()
+    n = len(lows)
+    rel_parts = [lows[boundary] if lows[boundary] != ":" else ":"]
+    j = boundary + 1
+    only_in_rel = False
+    while j < n and (
+        lows[j] in d["participles_set"]
+        or lows[j] in d["relation_particles_set"]
+        or (lows[j].endswith("ed") and len(lows[j]) > 4 and rel_parts[0] in d["copulas_set"])  # noqa: PLR2004
+        or _only_before_relation(lows, j, d)
+    ):
+        if lows[j] in d["only_words_set"]:
+            only_in_rel = True
+        else:
+            rel_parts.append(lows[j])
+        j += 1
+    while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
+        rel_parts.append(lows[j])
+        j += 1
+    return rel_parts, j, only_in_rel
+
+
 def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     """The frame of an English sentence ``text`` (``toks`` start at ``offset`` of the fact)."""
     d = _data()
@@ -276,23 +302,7 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         if _letter_name(text, t, offset, toks[0])
         or (t.low not in skip and t.low not in d["determiners_set"] and t.low not in (",",))
     ]
-    rel_parts = [lows[boundary] if lows[boundary] != ":" else ":"]
-    j = boundary + 1
-    only_in_rel = False
-    while j < n and (
-        lows[j] in d["participles_set"]
-        or lows[j] in d["relation_particles_set"]
-        or (lows[j].endswith("ed") and len(lows[j]) > 4 and rel_parts[0] in d["copulas_set"])
-        or _only_before_relation(lows, j, d)
-    ):
-        if lows[j] in d["only_words_set"]:
-            only_in_rel = True  # "ships only for iOS": the relation is "ships for"
-        else:
-            rel_parts.append(lows[j])
-        j += 1
-    while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
-        rel_parts.append(lows[j])
-        j += 1
+    rel_parts, j, only_in_rel = _en_relation(lows, boundary)
     end = _list_end(toks, j)
     value_toks = toks[j:end][:MAX_VALUE_TOKENS]
     verb = rel_parts[0]

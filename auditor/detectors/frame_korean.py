@@ -73,16 +73,76 @@ def _says_when(t: Tok) -> bool:
     )
 
 
-def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
-    d = _data()
-    adverbial = d["ko_adverbial_topics"]
-    topic = -1
+def _topic_index(toks: Sequence[Tok]) -> int:
+    """The index of the topic word (marked 은 / 는, not an adverbial topic), or -1."""
+    adverbial = _data()["ko_adverbial_topics"]
     for i, t in enumerate(toks):
         if not _is_hangul(t.low) or t.low in adverbial or t.low.endswith(tuple(adverbial)):
             continue
-        if t.low.endswith(("은", "는")) and len(t.low) >= 2:
-            topic = i
-            break
+        if t.low.endswith(("은", "는")) and len(t.low) >= 2:  # noqa: PLR2004
+            return i
+    return -1
+
+
+def _marks(text: str, value_toks: Sequence[Tok], glued: set[int]) -> tuple[bool, bool, bool]:
+    """Whether a Korean value restricts ("에만", "TIFF로만"), lists ("와", "및") or negates."""
+    d = _data()
+    only = (
+        any(
+            t.low.endswith(tuple(d["only_suffixes_ko"])) and (len(t.low) > 2 or k in glued)  # noqa: PLR2004
+            for k, t in enumerate(value_toks)
+        )
+        or "오직" in text
+    )
+    conj = (
+        any(
+            (t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2)  # noqa: PLR2004
+            or (t.low in d["conjunction_suffixes_ko_set"] and k in glued)
+            for k, t in enumerate(value_toks[:-1])
+        )
+        or " 및 " in text
+    )
+    return only, conj, _ko_negated(value_toks)
+
+
+def _relation(value_toks: Sequence[Tok]) -> tuple[int, str]:
+    """The predicate's index in the value and the relation key ("=" for a copula, a noun
+    with 다 or an adjective as the whole predicate)."""
+    d = _data()
+    pred = len(value_toks) - 1
+    while pred > 0 and value_toks[pred].low.startswith(tuple(d["ko_auxiliaries"])):
+        pred -= 1  # "운영하고 있다", "작성되어 있다": the auxiliary is not the relation
+    last = value_toks[pred].low
+    if (
+        last.endswith(tuple(d["ko_copula_final"]))
+        or not _is_hangul(last)
+        or (pred == 0 and _ko_noun_or_adjective(last))
+    ):
+        return pred, "="  # one word after the topic is the value ("이름은 초코다", "회의는 길다")
+    return pred, value_toks[pred].key
+
+
+def _owners_and_roles(
+    toks: Sequence[Tok], topic: int, before_pred: Sequence[Tok]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The owner of a possessive head (every word up to the last 의: "은지 씨의 차는" -> 은지
+    씨) and the role nouns of the value ("GPL 라이선스로 배포된다", "Firebase를 백엔드로 쓴다":
+    beside a named value, in Latin letters or digits; "오픈소스 라이선스로" is a description)."""
+    last_of = max((k for k in range(topic) if toks[k].low.endswith("의")), default=-1)
+    owners = _ko_head(toks[: last_of + 1]) if last_of >= 0 else frozenset()
+    named = any(not _is_hangul(t.low) and t.low[:1].isalnum() for t in before_pred)
+    roles = frozenset(
+        t.key
+        for t in before_pred
+        if named and t.low.endswith("로") and _is_hangul(t.key) and not t.key.endswith("로")
+    )
+    return owners, roles
+
+
+def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
+    """The frame of a Korean sentence: with a topic ("X는 ..."), an existential, or a habit."""
+    d = _data()
+    topic = _topic_index(toks)
     if topic < 0 or topic + 1 >= len(toks):
         existential = _ko_existential(toks)
         if existential is None:
@@ -102,37 +162,10 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     values = frozenset(
         t.key for k, t in enumerate(value_toks) if t.key and t.key not in qual and k not in glued
     )
-    only = (
-        any(
-            t.low.endswith(tuple(d["only_suffixes_ko"])) and (len(t.low) > 2 or k in glued)
-            for k, t in enumerate(value_toks)
-        )
-        or "오직" in text
-    )
-    conj = (
-        any(
-            (t.low.endswith(tuple(d["conjunction_suffixes_ko"])) and len(t.low) >= 2)
-            or (t.low in d["conjunction_suffixes_ko_set"] and k in glued)
-            for k, t in enumerate(value_toks[:-1])
-        )
-        or " 및 " in text
-    )
-    negated = _ko_negated(value_toks)
     typed = _typed(value_toks, True)
     if not values and not typed:
         return None
-    pred = len(value_toks) - 1
-    while pred > 0 and value_toks[pred].low.startswith(tuple(d["ko_auxiliaries"])):
-        pred -= 1  # "운영하고 있다", "작성되어 있다": the auxiliary is not the relation
-    last = value_toks[pred].low
-    if (
-        last.endswith(tuple(d["ko_copula_final"]))
-        or not _is_hangul(last)
-        or (pred == 0 and _ko_noun_or_adjective(last))
-    ):
-        rel = "="  # one word after the topic is the value ("이름은 초코다", "회의는 길다")
-    else:
-        rel = value_toks[pred].key
+    pred, rel = _relation(value_toks)
     functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
     # what the typed values count or time: the object ("주 3회 필라테스를" / "한 번 수영을")
     instrument = any(
@@ -166,20 +199,10 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
         functional,
         values,
         typed,
-        (only, conj, negated),
+        _marks(text, value_toks, glued),
         objects,
     )
-    # the owner: every word up to the last possessive ("은지 씨의 차는": 은지 씨)
-    last_of = max((k for k in range(topic) if toks[k].low.endswith("의")), default=-1)
-    owners = _ko_head(toks[: last_of + 1]) if last_of >= 0 else frozenset()
-    # "GPL 라이선스로 배포된다", "Firebase를 백엔드로 쓴다": a named value (Latin letters or
-    # digits) beside it, not a description ("오픈소스 라이선스로": any licence of that kind)
-    named = any(not _is_hangul(t.low) and t.low[:1].isalnum() for t in value_toks[:pred])
-    roles = frozenset(
-        t.key
-        for t in value_toks[:pred]
-        if named and t.low.endswith("로") and _is_hangul(t.key) and not t.key.endswith("로")
-    )
+    owners, roles = _owners_and_roles(toks, topic, value_toks[:pred])
     return dataclasses.replace(frame, owners=owners, roles=roles)
 
 
