@@ -132,7 +132,8 @@ class NrpRecognizer(ResultAdjuster, PatternRecognizer):
     group and is dropped. A mention in a sentence without a person ("the German economy",
     "an American teen drama") scores :data:`NRP_TOPIC_SCORE`, below the default threshold:
     nationality is personal data when it is someone's ("User is Cambodian", "we are proud
-    Saudis", "his Sunni family").
+    Saudis", "his Sunni family"). So does a group word naming a population in a sentence
+    about a study or a statistic ("한국인의 당뇨병 유병률", "a survey of German voters").
     """
 
     def __init__(self, supported_language: str) -> None:
@@ -148,7 +149,8 @@ class NrpRecognizer(ResultAdjuster, PatternRecognizer):
     def adjust(
         self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Drop language names used as languages."""
+        """Drop language names used as languages and cuisines or breeds; lower topics and
+        populations to :data:`NRP_TOPIC_SCORE`."""
         kept: list[RecognizerResult] = []
         for result in results:
             before = text[max(0, result.start - 30) : result.start]
