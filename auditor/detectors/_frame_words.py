@@ -85,8 +85,8 @@ def _by_length(key: str) -> tuple[str, ...]:
 #: "차를"); 은 / 을, subject markers and 만 / 도 are not, as many two-syllable nouns and
 #: names end in them (가을, 지은, 국가, 온도)
 _ONE_SYLLABLE_MARKERS = frozenset("는를")
-#: two-syllable words that end in one of those markers and are no noun with a marker
-_TWO_SYLLABLE_NOUNS = frozenset({"하는", "되는", "있는", "없는", "가는", "오는", "사는"})
+#: two-syllable words that end in one of those markers and are no noun with a marker (verb forms)
+_KEPT_WHOLE = frozenset({"하는", "되는", "있는", "없는", "가는", "오는", "사는"})
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -100,7 +100,7 @@ def _ko_key(word: str) -> str:
         return str(d["ko_verb_forms"][w])  # "합니다" / "한다" / "해요": one verb
     if w.endswith("마다") and len(w) > 3:  # noqa: PLR2004 - "주말마다": not the ending 다
         return w[:-2]
-    if len(w) == 2 and w[1] in _ONE_SYLLABLE_MARKERS and w not in _TWO_SYLLABLE_NOUNS:  # noqa: PLR2004
+    if len(w) == 2 and w[1] in _ONE_SYLLABLE_MARKERS and w not in _KEPT_WHOLE:  # noqa: PLR2004
         return w[0]  # "씨는", "폰을", "책을": a one-syllable noun and its topic or object marker
     for ending in _by_length("ko_verb_endings"):
         if " " not in ending and w.endswith(ending) and len(w) > len(ending):

@@ -61,7 +61,7 @@ from auditor.detectors._frame_words import (
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
 from auditor.detectors.frame_occasions import attached_keys, other_activity, other_occasions
 from auditor.detectors.frame_roles import owner_apart, role_aligned
-from auditor.detectors.frame_schedule import never_every
+from auditor.detectors.frame_schedule import generic_verbs, never_every
 
 __all__ = [
     "Frame",
@@ -674,18 +674,12 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     return FrameVerdict("value", score, "text", a.span, b.span)
 
 
-@functools.cache
-def _generic_verbs() -> frozenset[str]:
-    """``generic_verbs`` of the data file as English relations key them (stems)."""
-    return frozenset(stem(w) for w in _data()["generic_verbs"] if w.isascii())
-
-
 def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[str]) -> bool:
     """Whether ``x`` restricts the relation to short values ("only drinks decaf", "uses
     Sketch for all design work") and ``y`` gives it another ("drinks green tea", "uses
     Figma for design work"): a rule and a fact that breaks it, short values only. A
     generic verb ("takes the bus" / "takes vitamin D") needs a shared purpose as well."""
-    if x.rel.split(" ", 1)[0] in _generic_verbs() and not (x.values & y.values):
+    if x.rel.split(" ", 1)[0] in generic_verbs() and not (x.values & y.values):
         return False
     return (
         x.only

@@ -22,7 +22,7 @@ from auditor.detectors._frame_words import (
     _typed,
 )
 
-__all__ = ["never_every"]
+__all__ = ["generic_verbs", "never_every"]
 
 #: Facts whose schedule is remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
@@ -135,8 +135,9 @@ def _en_keys(toks: Sequence[Tok]) -> list[str]:
 
 
 @functools.cache
-def _generic_verbs() -> frozenset[str]:
-    """``generic_verbs`` of the data file, keyed as :func:`_schedule` keys words."""
+def generic_verbs() -> frozenset[str]:
+    """``generic_verbs`` of the data file, keyed as :func:`_schedule` keys words (English
+    stems, Korean as written): "work", "take", "하"."""
     words = _data()["generic_verbs"]
     return frozenset(w if _is_hangul(w) else stem(w) for w in words)
 
@@ -152,14 +153,14 @@ def never_every(a_text: str, b_text: str) -> bool:
             continue
         shared = no.keys & yes.keys
         if yes.recurs_on != _ALL_DAYS:
-            shared -= _generic_verbs()
+            shared -= generic_verbs()
         if shared:
             return True
         # one subject, and one fact names no action but the day ("Standups never happen
         # on Fridays" / "Standups are every day"); two actions of one person are two habits
         first = {no.first} & {yes.first}
         if yes.recurs_on != _ALL_DAYS:
-            first -= _generic_verbs()
+            first -= generic_verbs()
         if first - {""} and not (no.keys and yes.keys):
             return True
     return False

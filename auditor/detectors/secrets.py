@@ -648,7 +648,7 @@ class SecretsDetector(Detector):
 
 
 #: memaudit's own patterns of a vendor's token format (checked as detect-secrets' are).
-_VENDOR_FORMATS = frozenset(p.id for p in EXTRA_PATTERNS if p.check == "placeholder")
+_VENDOR_FORMAT_IDS = frozenset(p.id for p in EXTRA_PATTERNS if p.check == "placeholder")
 
 
 def _plausible(text: str, f: _Found) -> bool:
@@ -661,7 +661,7 @@ def _plausible(text: str, f: _Found) -> bool:
         value = _whole_token(text, f.start, f.end)
     if f.entity in _STATED_ENTITIES:
         level: Level = "stated"
-    elif f.details.get("source") == _DS_SOURCE or f.details.get("pattern") in _VENDOR_FORMATS:
+    elif f.details.get("source") == _DS_SOURCE or f.details.get("pattern") in _VENDOR_FORMAT_IDS:
         level = "format"  # a vendor's format: only a placeholder body is refused
     else:
         level = "token"
