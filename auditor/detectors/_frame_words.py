@@ -46,6 +46,36 @@ _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
 _KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
+#: an age written as one word ("7-year-old", "34-years-old")
+_AGE_WORD = re.compile(r"^(\d{1,3})-years?-old$")
+#: Korean units in 세 that are no age ("3세대": generations, "2세트": sets, "21세기")
+_KO_NOT_AGE = ("세대", "세트", "세기")
+#: Korean words for "every month" before a day of the month ("매달 25일")
+_KO_MONTHLY = ("매달", "매월", "달마다")
+#: the oldest age read as one (a larger number after "turned" is no age)
+_MAX_AGE = 130
+#: verbs (and "aged") whose number is an age ("turned 36", "turns 10 this year")
+AGE_VERBS = frozenset({"turned", "turns", "turning", "aged"})
+#: currency words after a number, by the symbol its amount is kept under ("50,000 won")
+CURRENCY_WORDS = {
+    "won": "₩",
+    "krw": "₩",
+    "dollar": "$",
+    "dollars": "$",
+    "usd": "$",
+    "euro": "€",
+    "euros": "€",
+    "eur": "€",
+    "pound": "£",
+    "pounds": "£",
+    "gbp": "£",
+    "yen": "¥",
+    "jpy": "¥",
+}
+#: words after a number that it does not count ("turned 36 last month")
+_NOT_COUNTED = frozenset({"last", "next"})
+#: words for "year" after an age's number ("34 years old")
+_AGE_YEARS = frozenset({"year", "years", "yr", "yrs"})
 
 
 @functools.cache
@@ -175,6 +205,12 @@ def _ko_number(
             return
     if unit.startswith("월"):
         out.setdefault("month", set()).add(int(num_s))
+    elif unit.startswith("살") or (unit.startswith("세") and not unit.startswith(_KO_NOT_AGE)):
+        if 0 < int(num_s) <= _MAX_AGE:  # "28살", "7세": an age
+            out.setdefault("age", set()).add(float(num_s))
+    elif unit.startswith("일") and i > 0 and toks[i - 1].low.startswith(_KO_MONTHLY):
+        if 1 <= int(num_s) <= 31:  # noqa: PLR2004 - "매달 25일": a day of every month
+            out.setdefault("dom", set()).add(int(num_s))
     elif unit.startswith("일") and _ko_days_long(unit, toks, i):
         out.setdefault("duration", set()).add(round(float(num_s) * float(units["일"]), 2))
     elif unit_key and not unit.startswith("일"):
@@ -246,6 +282,15 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
         if low[:1] in _CURRENCY:  # "$373.52": an amount of money
             out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
             continue
+        age = _AGE_WORD.match(low)
+        if age:
+            out.setdefault("age", set()).add(float(age.group(1)))
+            continue
+        if i == len(toks) - 1 and i > 0 and toks[i - 1].low in AGE_VERBS:
+            num = _number(low)  # "Ben turned 36."
+            if num is not None and num.is_integer() and 0 < num <= _MAX_AGE:
+                out.setdefault("age", set()).add(num)
+                continue
         _number_and_unit(toks, i, ko, months, out)
         if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
             day = int(float(lows[i + 1]))
@@ -275,6 +320,12 @@ def _number_and_unit(
     if num is None or i + 1 >= len(toks):
         return
     nxt, nxt_key = toks[i + 1].low, toks[i + 1].key
+    if _age(toks, i, num):
+        out.setdefault("age", set()).add(num)
+        return
+    if nxt in CURRENCY_WORDS:  # "50,000 won", "40 dollars": an amount of money
+        out.setdefault("money:" + CURRENCY_WORDS[nxt], set()).add(num)
+        return
     if ko and nxt not in units and nxt_key in units and nxt_key != "일":
         nxt = nxt_key  # "두 시간이": the unit without its particle ("한 일": a task)
     if nxt in months and not (i > 0 and toks[i - 1].low in months):
@@ -286,6 +337,39 @@ def _number_and_unit(
         out.setdefault("count:" + str(_ko_counter(nxt)), set()).add(num)
     elif (low not in ("a", "an", "one") or nxt in units) and _counts(nxt, d):
         out.setdefault("count:" + nxt_key, set()).add(num)
+
+
+def _age(toks: Sequence[Tok], i: int, num: float) -> bool:
+    """Whether the number at ``i`` (not the last token) is a person's age: "34 years old",
+    "turned 36", "turns 10 this year", "aged 40" (no unit or counted noun after it)."""
+    if not num.is_integer() or not 0 < num <= _MAX_AGE:
+        return False
+    nxt = toks[i + 1].low
+    if nxt in _AGE_YEARS:
+        return i + 2 < len(toks) and toks[i + 2].low == "old"
+    if i == 0 or toks[i - 1].low not in AGE_VERBS:
+        return False
+    d = _data()
+    return nxt not in d["duration_units"] and not (
+        nxt not in d["determiners_set"] and _counts(nxt, d)
+    )
+
+
+def age_after_verb(verb: str, value_toks: Sequence[Tok]) -> float | None:
+    """The age a verb gives when its value opens with a number: "turns 10 this year",
+    "turned 36 last month" (not "turned 3 pages" or "turned 90 degrees")."""
+    if verb not in AGE_VERBS or not value_toks:
+        return None
+    num = _number(value_toks[0].low)
+    if num is None or not num.is_integer() or not 0 < num <= _MAX_AGE:
+        return None
+    if len(value_toks) == 1:
+        return num
+    d = _data()
+    nxt = value_toks[1].low
+    if nxt in d["duration_units"] or (nxt not in d["determiners_set"] and _counts(nxt, d)):
+        return None
+    return num
 
 
 def _ko_clock(num_s: str, unit: str, toks: Sequence[Tok], i: int, out: dict[str, set[Any]]) -> bool:
@@ -319,6 +403,7 @@ def _counts(word: str, d: dict[str, Any]) -> bool:
         and word not in d["prepositions_set"]
         and word not in d["determiners_set"]
         and word not in d["conjunctions_set"]
+        and word not in _NOT_COUNTED
     )
 
 

@@ -57,6 +57,7 @@ Params (all optional):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
@@ -71,9 +72,10 @@ from auditor.detectors._contradiction_candidates import candidate_pairs as _inde
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.contradiction_frames import frame_keys, frames_of, read_pair
+from auditor.detectors.contradiction_frames import frame_keys, frames_of
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
+from auditor.detectors.frame_reading import read_pair
 from auditor.errors import ConfigError
 from auditor.vocab import SOURCE_TYPES
 
@@ -343,7 +345,13 @@ class ContradictionDetector(Detector):
                 profiles[i], profiles[j], older.fact, newer.fact, self.lexicon, checks=self.checks
             )
             if "frame" in self.checks:
-                signals = _with_frames(signals, older.fact, newer.fact, weak=ctx.judge is not None)
+                signals = _with_frames(
+                    signals,
+                    older.fact,
+                    newer.fact,
+                    weak=ctx.judge is not None,
+                    years_apart=_years_apart(older, newer),
+                )
             if signals:
                 found[(i, j)] = (signals[0], signals)
             elif self.judge_similar is not None and ctx.judge is not None:
@@ -469,13 +477,29 @@ def _default_profile(text: str) -> Profile:
     return build_profile(text, lex, cues)
 
 
-def _with_frames(signals: list[Signal], older: str, newer: str, *, weak: bool) -> list[Signal]:
+def _years_apart(older: MemoryView, newer: MemoryView) -> float:
+    """Years between the two memories' creation (0 when either has no date)."""
+    if older.created_at is None or newer.created_at is None:
+        return 0.0
+    return abs((_created(newer) - _created(older)).total_seconds()) / (365.25 * 86400)
+
+
+def _with_frames(
+    signals: list[Signal], older: str, newer: str, *, weak: bool, years_apart: float = 0.0
+) -> list[Signal]:
     """The offline signals, corrected and extended by the open-vocabulary frames.
 
     ``weak``: keep frame signals below ``_WEAK_FRAME`` (plausible candidates that only the
-    LLM judge can settle); without a judge they would only be noise.
+    LLM judge can settle); without a judge they would only be noise. ``years_apart``: the
+    time between the two memories; two ages told a year or more apart may both have been
+    true, so they are no conflict.
     """
     reading = read_pair(older, newer)
+    if years_apart >= 1.0:
+        reading = dataclasses.replace(
+            reading,
+            signals=tuple(s for s in reading.signals if s.details.get("value_type") != "age"),
+        )
     if reading.restatement:
         signals = [s for s in signals if s.entity not in _RESTATEMENT_DROPS]
     if reading.modal:

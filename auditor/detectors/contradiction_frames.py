@@ -42,30 +42,35 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame, FrameVerdict, Modality
 from auditor.detectors._frame_words import (
+    AGE_VERBS,
     Tok,
     _data,
     _is_hangul,
     _number,
     _tokens,
     _typed,
+    age_after_verb,
     ko_key,
     modality_of,
 )
+from auditor.detectors.frame_anchors import ages_close, folded, other_period
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
-from auditor.detectors.frame_occasions import attached_keys, other_activity, other_occasions
+from auditor.detectors.frame_occasions import (
+    attached_keys,
+    other_activity,
+    other_occasions,
+    scope_words,
+)
 from auditor.detectors.frame_roles import owner_apart, role_aligned
-from auditor.detectors.frame_schedule import generic_verbs, never_every
+from auditor.detectors.frame_schedule import generic_verbs
 
 __all__ = [
     "Frame",
-    "FrameReading",
     "FrameVerdict",
     "another_person",
     "compare_frames",
@@ -73,7 +78,6 @@ __all__ = [
     "frames_of",
     "heads_match",
     "ko_key",
-    "read_pair",
     "text_modality",
 ]
 
@@ -174,6 +178,8 @@ def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
         return False  # "the store opens": a noun after an article ("Server A runs": a name)
     if low in d["relation_verbs_set"]:
         return True
+    if low in AGE_VERBS and i + 1 < len(toks) and _number(toks[i + 1].low) is not None:
+        return True  # "Ben turned 36 last month": an age
     if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is", "'s")):
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
         if nxt in d["prepositions_set"] or nxt in d["determiners_set"] or _number(nxt) is not None:
@@ -342,6 +348,9 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     conj = any(t.low in d["conjunctions_set"] for t in value_toks)
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
     typed = _typed(value_toks, False)
+    age = age_after_verb(verb, value_toks)
+    if age is not None:
+        typed.setdefault("age", set()).add(age)
     numbers = d["number_words"]
     values = frozenset(
         # a number word is its digits ("nine years old" / "is 9"), never the article "a"
@@ -502,28 +511,56 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return False
     overlap = len(a.head & b.head) / len(a.head | b.head)
     if a.lang == "ko":
+        if overlap < 0.6 or owner_apart(a, b):  # noqa: PLR2004
+            return False
+        typed = bool(_typed_kinds(a) & _typed_kinds(b))
+        if typed and not _ko_values_meet(a, b):
+            return False  # "관리비를 10일에 낸다" / "카드값을 25일에 낸다": two payments
         return (
-            overlap >= 0.6
-            and not owner_apart(a, b)
-            and (
-                a.rel == b.rel
-                or bool(_typed_kinds(a) & _typed_kinds(b))
-                or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
-            )
+            a.rel == b.rel
+            or typed
+            or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
         )
     if overlap < 0.5 or (a.names - b.head and b.names - a.head):
         return False  # "NHS number" / "Turkish ID number": one word shared, two things
+    if a.head - b.head and b.head - a.head:
+        return False  # "Ben's mortgage payment" / "Ben's car payment": a word swapped
     if owner_apart(a, b):
         return False  # "Lumen" / "Lumen's CI"
     if another_person(a, b):
         return False  # "her birthday" / "her mother's birthday"
     if a.rel == b.rel or a.rel in ("=", ":") and b.rel in ("=", ":") or _one_timed_verb(a, b):
         return True
+    if _both_ages(a, b):
+        return True  # "is 34 years old" / "turned 36": one age, whatever the verb
     group = _relation_group(a.rel)
     if group is None or group != _relation_group(b.rel):
         return False
     # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
     return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
+
+
+def _ko_values_meet(a: Frame, b: Frame) -> bool:
+    """Whether two Korean frames with typed values of one kind can speak of one event: the
+    words of their values and verbs other than the typed ones ("월급을 받는다" / "월급날이")
+    meet, or one side has none ("주간 회의는 매주 월요일이다" / "매주 수요일에 열린다"). A
+    person and two events on two dates are two facts ("6월 30일에 이사한다" / "7월 15일에
+    여행을 간다", "월급날이 10일" / "카드 대금을 15일에 낸다")."""
+    if a.rel == b.rel:
+        return True  # one verb: typed values attached to two things are other_activity's
+    words_a, words_b = _ko_event_words(a), _ko_event_words(b)
+    return not words_a or not words_b or bool(words_a & words_b)
+
+
+def _ko_event_words(f: Frame) -> set[str]:
+    """A Korean frame's value and verb words besides typed values, scope words, the copula
+    and 하다."""
+    scope = scope_words()
+    return {
+        folded(v)
+        for v in f.values | {f.rel}
+        if v not in ("=", "하") and v not in scope and not any(c.isdigit() for c in v)
+    }
 
 
 def _one_timed_verb(a: Frame, b: Frame) -> bool:
@@ -534,6 +571,11 @@ def _one_timed_verb(a: Frame, b: Frame) -> bool:
     return va == vb and va not in ("=", ":") and bool(_typed_kinds(a) & _typed_kinds(b))
 
 
+def _both_ages(a: Frame, b: Frame) -> bool:
+    """Whether both frames give an age ("is 34 years old", "turned 36", "28살이다")."""
+    return "age" in _typed_kinds(a) and "age" in _typed_kinds(b)
+
+
 def _other_relation(a: Frame, b: Frame) -> bool:
     """Whether two English sentences about one named thing say two different relations of
     it ("the contract was signed in March 2024" / "expires in March 2027", "the store opens
@@ -542,6 +584,8 @@ def _other_relation(a: Frame, b: Frame) -> bool:
     if a.lang != "en" or b.lang != "en" or not (a.subject and b.subject):
         return False
     if a.rel == b.rel or a.rel in ("=", ":") or b.rel in ("=", ":") or _one_timed_verb(a, b):
+        return False
+    if _both_ages(a, b):
         return False
     if not a.head or not b.head or len(a.head & b.head) / len(a.head | b.head) < 0.5:
         return False
@@ -614,11 +658,15 @@ def _typed_kinds(f: Frame) -> set[str]:
 
 def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
     ta, tb = a.typed_map(), b.typed_map()
+    if other_period(ta, tb):
+        return None  # "$40 a month" / "$400 a year": two prices
     for kind in sorted(set(ta) & set(tb)):
         va, vb = ta[kind], tb[kind]
         if not (va & vb):
             if (a.approx or b.approx) and _close(va, vb):
                 continue  # "about 150" / "about 160"
+            if kind == "age" and ages_close(va, vb):
+                continue  # "is 34" / "turned 35": a birthday in between
             return "typed", kind.split(":")[0]
         if a.only and vb > va and b.conj:
             return "only", kind.split(":")[0]
@@ -690,87 +738,3 @@ def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[st
         and 0 < len(only_x) <= 2  # noqa: PLR2004 - a value or a name in two words
         and 0 < len(only_y) <= 3  # noqa: PLR2004
     )
-
-
-@dataclass(frozen=True, slots=True)
-class FrameReading:
-    """What the frames say about a pair of facts.
-
-    Attributes:
-        signals: conflict signals (entities ``value_conflict`` and ``rule_conflict``).
-        restatement: the facts give one attribute the same value, one with more words
-            ("X" / "X, not Y" / "X at 10am"): other value-set signals are negated
-            alternatives or details, not conflicts.
-        modal: one fact is a plan, a past state or a hypothetical about a shared head.
-    """
-
-    signals: tuple[Signal, ...]
-    restatement: bool
-    modal: bool
-
-
-_REASONS = {
-    "typed": "the two memories give different {t} values for the same attribute",
-    "only": "one memory restricts the attribute to one value; the other adds more",
-    "value": "the two memories give different values for the same attribute",
-    "never_every": "one memory rules a day out; the other says it happens every day",
-}
-
-
-def read_pair(older_text: str, newer_text: str) -> FrameReading:
-    """Frame signals for one pair of facts (older first); see :class:`FrameReading`.
-
-    Reasons never quote the values; spans point at them.
-    """
-    best: FrameVerdict | None = None
-    restatement = modal = False
-    for fa in frames_of(older_text):
-        for fb in frames_of(newer_text):
-            verdict = compare_frames(fa, fb)
-            if verdict is None:
-                continue
-            if verdict.kind == "restatement":
-                restatement = True
-            elif verdict.kind == "compatible":
-                modal = True
-            elif best is None or verdict.score > best.score:
-                best = verdict
-    if best is None and not restatement:
-        modal = (
-            modal
-            or text_modality(older_text) != "current"
-            or (text_modality(newer_text) != "current")
-        )
-    signals: list[Signal] = []
-    if best is not None:
-        entity = "rule_conflict" if best.kind == "only" else "value_conflict"
-        spans = PairSignal(
-            ((best.older_span[0], best.older_span[1], "value"),),
-            ((best.newer_span[0], best.newer_span[1], "value"),),
-        )
-        signals.append(
-            Signal(
-                entity,
-                best.score,
-                _REASONS[best.kind].format(t=best.value_type),
-                spans,
-                {
-                    "slot": "frame:" + best.value_type,
-                    "signals": [entity],
-                    "evidence": best.kind,
-                    "value_type": best.value_type,
-                },
-            )
-        )
-        restatement = False
-    elif never_every(older_text, newer_text):
-        signals.append(
-            Signal(
-                "rule_conflict",
-                0.65,
-                _REASONS["never_every"],
-                PairSignal((), ()),
-                {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
-            )
-        )
-    return FrameReading(tuple(signals), restatement and not signals, modal and not signals)

@@ -12,7 +12,7 @@ from typing import Any
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _number, ko_key
+from auditor.detectors._frame_words import CURRENCY_WORDS, Tok, _data, _is_hangul, _number, ko_key
 
 __all__ = [
     "SCOPE_KINDS",
@@ -54,11 +54,17 @@ def other_activity(a: Frame, b: Frame) -> bool:
     give different typed values to different things: the words beside the numbers differ
     on both sides ("takes the 7:40 bus to work" / "the 6:10 train home", "pays 800,000 won
     rent" / "50,000 won for the phone"). "Starts work at 7am" / "at 9am" stays a conflict;
-    so does a named subject ("the standup is at 9am in room A" / "at 10am in room B")."""
-    if a.subject and a.functional and b.subject and b.functional:
-        return False
+    so does a named subject ("the standup is at 9am in room A" / "at 10am in room B"), but
+    for an amount of money paid for two things ("Ben pays £950 a month for rent" / "£60 a
+    month for his phone") or one Korean verb's typed values attached to two things ("관리비를
+    매달 10일에 낸다" / "카드값을 매달 25일에 낸다"), which are two payments."""
     ta, tb = a.typed_map(), b.typed_map()
-    if not any(k in tb and not (v & tb[k]) for k, v in ta.items()):
+    money = any(k.startswith("money:") and k in tb for k in ta)
+    one_ko_verb = a.lang == "ko" and a.rel == b.rel  # "관리비를 10일에" / "카드값을 25일에 낸다"
+    if a.subject and a.functional and b.subject and b.functional and not (money or one_ko_verb):
+        return False
+    # an age is the head's own ("is 34 years old" / "turned 36 last month"), of no other thing
+    if not any(k in tb and not (v & tb[k]) for k, v in ta.items() if k != "age"):
         return False
     return bool(a.attached and b.attached and a.attached.isdisjoint(b.attached))
 
@@ -73,7 +79,7 @@ def attached_keys(value_toks: Sequence[Tok], typed: dict[str, set[Any]]) -> froz
         if not any(c.isdigit() for c in t.low) and _number(t.low) is None:
             continue
         nxt = value_toks[i + 1].key if i + 1 < len(value_toks) else None
-        key = _attached(value_toks, i, nxt if nxt in units else None)
+        key = _attached(value_toks, i, nxt if nxt in units or nxt in CURRENCY_WORDS else None)
         if key is not None:
             out.add(key)
     return frozenset(out)

@@ -1,0 +1,127 @@
+"""What the frames say about a pair of facts: :func:`read_pair` compares every frame of the
+older fact with every frame of the newer one (:func:`~auditor.detectors.contradiction_frames.
+compare_frames`), then tries one event told in other words
+(:func:`~auditor.detectors.frame_anchors.anchored_typed`) and "never on D" against "every
+day" (:func:`~auditor.detectors.frame_schedule.never_every`). Reasons never quote values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from auditor.detectors._contradiction_pairs import PairSignal, Signal
+from auditor.detectors._frame_types import FrameVerdict
+from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
+from auditor.detectors.frame_anchors import anchored_typed
+from auditor.detectors.frame_schedule import never_every
+
+__all__ = ["FrameReading", "read_pair"]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameReading:
+    """What the frames say about a pair of facts.
+
+    Attributes:
+        signals: conflict signals (entities ``value_conflict`` and ``rule_conflict``).
+        restatement: the facts give one attribute the same value, one with more words
+            ("X" / "X, not Y" / "X at 10am"): other value-set signals are negated
+            alternatives or details, not conflicts.
+        modal: one fact is a plan, a past state or a hypothetical about a shared head.
+    """
+
+    signals: tuple[Signal, ...]
+    restatement: bool
+    modal: bool
+
+
+_REASONS = {
+    "typed": "the two memories give different {t} values for the same attribute",
+    "only": "one memory restricts the attribute to one value; the other adds more",
+    "value": "the two memories give different values for the same attribute",
+    "never_every": "one memory rules a day out; the other says it happens every day",
+}
+
+
+def _anchored(older_text: str, newer_text: str) -> str | None:
+    """:func:`~auditor.detectors.frame_anchors.anchored_typed` of two facts in the present,
+    each one sentence (the owners of their frames passed on)."""
+    fa, fb = frames_of(older_text), frames_of(newer_text)
+    if len(fa) != 1 or len(fb) != 1:
+        return None
+    if fa[0].modality != "current" or fb[0].modality != "current" or fa[0].negated != fb[0].negated:
+        return None
+    return anchored_typed(older_text, newer_text, fa[0].owners | fb[0].owners)
+
+
+def read_pair(older_text: str, newer_text: str) -> FrameReading:
+    """Frame signals for one pair of facts (older first); see :class:`FrameReading`.
+
+    Reasons never quote the values; spans point at them.
+    """
+    best: FrameVerdict | None = None
+    restatement = modal = False
+    for fa in frames_of(older_text):
+        for fb in frames_of(newer_text):
+            verdict = compare_frames(fa, fb)
+            if verdict is None:
+                continue
+            if verdict.kind == "restatement":
+                restatement = True
+            elif verdict.kind == "compatible":
+                modal = True
+            elif best is None or verdict.score > best.score:
+                best = verdict
+    if best is None and not restatement:
+        modal = (
+            modal
+            or text_modality(older_text) != "current"
+            or (text_modality(newer_text) != "current")
+        )
+    signals: list[Signal] = []
+    if best is not None:
+        entity = "rule_conflict" if best.kind == "only" else "value_conflict"
+        spans = PairSignal(
+            ((best.older_span[0], best.older_span[1], "value"),),
+            ((best.newer_span[0], best.newer_span[1], "value"),),
+        )
+        signals.append(
+            Signal(
+                entity,
+                best.score,
+                _REASONS[best.kind].format(t=best.value_type),
+                spans,
+                {
+                    "slot": "frame:" + best.value_type,
+                    "signals": [entity],
+                    "evidence": best.kind,
+                    "value_type": best.value_type,
+                },
+            )
+        )
+        restatement = False
+    elif (anchored := _anchored(older_text, newer_text)) is not None:
+        signals.append(
+            Signal(
+                "value_conflict",
+                0.7,
+                _REASONS["typed"].format(t=anchored),
+                PairSignal((), ()),
+                {
+                    "slot": "frame:" + anchored,
+                    "signals": ["value_conflict"],
+                    "evidence": "anchored",
+                    "value_type": anchored,
+                },
+            )
+        )
+    elif never_every(older_text, newer_text):
+        signals.append(
+            Signal(
+                "rule_conflict",
+                0.65,
+                _REASONS["never_every"],
+                PairSignal((), ()),
+                {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
+            )
+        )
+    return FrameReading(tuple(signals), restatement and not signals, modal and not signals)
