@@ -520,3 +520,47 @@ def test_conflicts_are_not_copies() -> None:
         view("b", "The billing service uses Postgres.", 2),
     ]
     assert pairs_of(run(restated, **params)) == [("b", "a")]
+
+
+# -- frame links -------------------------------------------------------------------------
+
+_STEMS = {"words": "stems", "hangul": "bigram", "containment": 0.75, "containment_floor": 0.4}
+
+
+def test_a_typed_restatement_in_other_words_links_as_a_frame_link() -> None:
+    """ "생일은 9월 17일" / "9월 17일에 태어났다" share too few tokens for Jaccard or
+    containment (0.44), but give one attribute one date: a frame link, said so."""
+    found = run(
+        [view("a", "하은의 생일은 9월 17일이다.", 0), view("b", "하은은 9월 17일에 태어났다.", 1)],
+        **_STEMS,
+    )
+    assert pairs_of(found) == [("b", "a")]
+    assert found[0].details["link"] == "frame"
+    assert "same typed value" in found[0].reason
+    assert found[0].score == 0.5
+
+
+def test_no_frame_link_without_containment_or_for_other_values() -> None:
+    pair = [
+        view("a", "하은의 생일은 9월 17일이다.", 0),
+        view("b", "하은은 9월 17일에 태어났다.", 1),
+    ]
+    assert not run(pair, words="stems", hangul="bigram")  # containment off: no search below t
+    other = [
+        view("a", "하은의 생일은 9월 17일이다.", 0),
+        view("b", "하은은 9월 27일에 태어났다.", 1),
+    ]
+    assert not run(other, **_STEMS)
+    place = [
+        view("a", "Theo's birthday is on October 9.", 0),
+        view("b", "Theo was born in Porto.", 1),
+    ]
+    assert not run(place, **_STEMS)
+
+
+def test_korean_objects_with_their_own_verbs_are_two_facts() -> None:
+    pair = [
+        view("a", "하은은 매주 일요일에 수영을 간다.", 0),
+        view("b", "하은은 매주 일요일에 요가를 한다.", 1),
+    ]
+    assert not run(pair, conflicts_break_links=True, **_STEMS)

@@ -32,16 +32,31 @@ def _typed_of(text: str) -> dict[str, set[object]]:
         ("매달 25일에 월급을 받는다", "dom", 25),
         ("pays 50,000 won a month", "money:₩", 50000.0),
         ("costs 40 dollars", "money:$", 40.0),
+        ("1995년 3월 8일에 태어났다", "year", 1995),
     ],
 )
 def test_typed_values_read(text: str, kind: str, value: object) -> None:
     assert value in _typed_of(text).get(kind, set())
 
 
+def test_a_date_of_birth_with_the_verb_is_the_birthday() -> None:
+    from auditor.detectors._frame_words import ko_key
+    from auditor.detectors.contradiction_frames import frames_of
+
+    (en,) = frames_of("Theo was born on October 9.")
+    assert "birthday" in en.head and "born" not in en.values and en.rel == "="
+    (ko,) = frames_of("하은은 9월 17일에 태어났다.")
+    assert "생일" in ko.head and ko.rel == "="
+    (place,) = frames_of("Theo was born in Porto.")
+    assert "birthday" not in place.head  # a place of birth is no date
+    assert ko_key("잔씩") == "잔"  # the distributive 씩 after a one-syllable counter
+
+
 def test_numbers_that_are_no_age_or_day() -> None:
     assert "age" not in _typed_of("a 3세대 아이패드")  # a generation
     assert "age" not in _typed_of("is 34 years in the job")
     assert "dom" not in _typed_of("25일 동안 여행한다")  # a number of days
+    assert "year" not in _typed_of("3년 동안 일했다")  # a number of years
 
 
 def test_derived_nouns_fold_onto_their_verb() -> None:

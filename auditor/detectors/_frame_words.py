@@ -48,6 +48,8 @@ _CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm)?$")
 _KO_NUM_UNIT = re.compile(r"^(\d{1,6})([\uac00-\ud7a3]{1,3})$")
 #: an age written as one word ("7-year-old", "34-years-old")
 _AGE_WORD = re.compile(r"^(\d{1,3})-years?-old$")
+#: the years a four-digit number before 년 is read as ("1995년"), not a number of years
+_FIRST_YEAR, _LAST_YEAR = 1900, 2100
 #: Korean units in 세 that are no age ("3세대": generations, "2세트": sets, "21세기")
 _KO_NOT_AGE = ("세대", "세트", "세기")
 #: Korean words for "every month" before a day of the month ("매달 25일")
@@ -111,10 +113,10 @@ def _by_length(key: str) -> tuple[str, ...]:
     return tuple(sorted(_data()[key], key=len, reverse=True))
 
 
-#: topic and object markers cut from a two-syllable word (a one-syllable noun: "씨는",
-#: "차를"); 은 / 을, subject markers and 만 / 도 are not, as many two-syllable nouns and
-#: names end in them (가을, 지은, 국가, 온도)
-_ONE_SYLLABLE_MARKERS = frozenset("는를")
+#: topic and object markers and the distributive 씩 cut from a two-syllable word (a
+#: one-syllable noun: "씨는", "차를", "잔씩"); 은 / 을, subject markers and 만 / 도 are not,
+#: as many two-syllable nouns and names end in them (가을, 지은, 국가, 온도)
+_ONE_SYLLABLE_MARKERS = frozenset("는를씩")
 #: two-syllable words that end in one of those markers and are no noun with a marker (verb forms)
 _KEPT_WHOLE = frozenset({"하는", "되는", "있는", "없는", "가는", "오는", "사는"})
 
@@ -205,6 +207,8 @@ def _ko_number(
             return
     if unit.startswith("월"):
         out.setdefault("month", set()).add(int(num_s))
+    elif unit.startswith("년") and _FIRST_YEAR <= int(num_s) <= _LAST_YEAR:
+        out.setdefault("year", set()).add(int(num_s))  # "1995년": a year, no duration
     elif unit.startswith("살") or (unit.startswith("세") and not unit.startswith(_KO_NOT_AGE)):
         if 0 < int(num_s) <= _MAX_AGE:  # "28살", "7세": an age
             out.setdefault("age", set()).add(float(num_s))

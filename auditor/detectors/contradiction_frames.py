@@ -39,6 +39,7 @@ Every regular expression here is linear-time (no nested unbounded quantifiers).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -449,13 +450,40 @@ def frames_of(text: str) -> tuple[Frame, ...]:
         if any(_is_hangul(t.low) for t in toks):
             frame = ko_frame(part, toks)
             if frame is not None:
-                out.append(frame)
+                out.append(_as_birthday(frame))
             continue
         for view in _appositive_views(text, toks):
             frame = _en_frame(part, view, max(pos, 0))
             if frame is not None:
-                out.append(frame)
+                out.append(_as_birthday(frame))
     return tuple(out)
+
+
+#: typed kinds of a date of birth
+_BIRTH_KINDS = frozenset({"date", "month", "year"})
+
+
+def _as_birthday(f: Frame) -> Frame:
+    """A date of birth said with the verb ("Ben was born on June 4", "11월 2일에 태어났다") as
+    the head's birthday ("Ben's birthday is June 4", "생일은 11월 2일이다"): one attribute,
+    whichever way it is told. Only with a date, a month or a year ("born in Busan" is a
+    place)."""
+    if not (_typed_kinds(f) & _BIRTH_KINDS) or not f.head:
+        return f
+    if f.lang == "en" and f.rel == "=" and "born" in f.values:
+        word, drop = "birthday", {"born"}
+    elif f.lang == "ko" and f.rel.startswith("태어"):
+        word, drop = "생일", {f.rel}
+    else:
+        return f
+    return dataclasses.replace(
+        f,
+        head=f.head | {word},
+        rel="=",
+        functional=True,
+        values=f.values - drop,
+        owners=f.owners | f.head,
+    )
 
 
 #: words that open an appositive naming one thing (or a capitalised name, checked apart)

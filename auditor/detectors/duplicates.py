@@ -99,6 +99,7 @@ from auditor.detectors.frame_pairs import (
     relation_swapped,
     substituted_value,
     typed_apart,
+    typed_restatement,
 )
 from auditor.errors import ConfigError
 
@@ -546,7 +547,7 @@ class DuplicateDetector(Detector):
         return tokens
 
     def _focus_pairs(
-        self, sets: Sequence[frozenset[str]], start: Sequence[int]
+        self, sets: Sequence[frozenset[str]], start: Sequence[int], facts: Sequence[str]
     ) -> tuple[tuple[int, int, float], ...]:
         """Every linked pair in the clusters of ``start``: a search outward from them.
 
@@ -568,7 +569,7 @@ class DuplicateDetector(Detector):
                 if key in seen_pairs:
                     continue
                 seen_pairs.add(key)
-                strength = self._strength(sets, i, j, jaccard(sets[i], other))
+                strength = self._strength(sets, i, j, jaccard(sets[i], other), facts)
                 if strength is not None:
                     found.append((key[0], key[1], strength))
                     if j not in visited:
@@ -582,13 +583,18 @@ class DuplicateDetector(Detector):
             return self.threshold
         return min(self.threshold, self.containment_floor)
 
-    def _strength(self, sets: Sequence[frozenset[str]], i: int, j: int, sim: float) -> float | None:
+    def _strength(
+        self, sets: Sequence[frozenset[str]], i: int, j: int, sim: float, facts: Sequence[str]
+    ) -> float | None:
         """How strongly two memories with Jaccard ``sim`` link, or None if they do not.
 
         Their Jaccard when it reaches the threshold; for a restatement that adds detail (a
         containment link, searched from ``containment_floor``), the share of the shorter
         memory's tokens that the longer one holds: the measure the link was made by, which
-        is what the detection's score and the rule's ``min_score`` compare.
+        is what the detection's score and the rule's ``min_score`` compare. Below both, a
+        pair whose frames give one attribute the same typed value in other words (a *frame*
+        link, :func:`~auditor.detectors.frame_pairs.typed_restatement`) links at the
+        threshold itself.
         """
         if sim >= self.threshold - EPS:
             return sim
@@ -598,15 +604,20 @@ class DuplicateDetector(Detector):
         if small < 3:
             return None
         share = len(sets[i] & sets[j]) / small
-        return share if share >= self.containment - EPS else None
+        if share >= self.containment - EPS:
+            return share
+        return self.threshold if typed_restatement(facts[i], facts[j]) else None
 
     def _linked(
-        self, sets: Sequence[frozenset[str]], pairs: Iterable[tuple[int, int, float]]
+        self,
+        sets: Sequence[frozenset[str]],
+        pairs: Iterable[tuple[int, int, float]],
+        facts: Sequence[str],
     ) -> tuple[tuple[int, int, float], ...]:
         """The pairs that link, each with its strength (see :meth:`_strength`)."""
         out: list[tuple[int, int, float]] = []
         for i, j, sim in pairs:
-            strength = self._strength(sets, i, j, sim)
+            strength = self._strength(sets, i, j, sim, facts)
             if strength is not None:
                 out.append((i, j, strength))
         return tuple(out)
@@ -615,11 +626,12 @@ class DuplicateDetector(Detector):
         self, part: Sequence[MemoryView], focus: frozenset[str] | None = None
     ) -> list[Detection]:
         sets = [self._token_set(m) for m in part]
+        facts = [m.fact for m in part]
         start = [i for i, m in enumerate(part) if m.memory_id in focus] if focus is not None else []
         if focus is not None and not start:
             return []  # nothing in this part changed: its findings stand as they are
         if focus is not None and len(start) <= max(4, len(part) // 8):
-            pairs = self._focus_pairs(sets, start)
+            pairs = self._focus_pairs(sets, start, facts)
         else:
             search = similar_pairs(sets, self._floor(), self.max_postings)
             if search.dropped_postings:
@@ -629,7 +641,7 @@ class DuplicateDetector(Detector):
                     dropped=search.dropped_postings,
                     max_postings=self.max_postings,
                 )
-            pairs = self._linked(sets, search.pairs)
+            pairs = self._linked(sets, search.pairs, facts)
         if self.conflicts_break_links:
             least = self.conflict_min_score
             pairs = tuple(p for p in pairs if not _conflict(part[p[0]], part[p[1]], least))
@@ -666,6 +678,16 @@ class DuplicateDetector(Detector):
             return False
         return _conflict(part[k], part[kept], self.conflict_min_score)
 
+    def _link_kind(self, sets: Sequence[frozenset[str]], i: int, j: int, strength: float) -> str:
+        """How a pair linked at ``strength``: ``jaccard``, ``containment`` or ``frame``."""
+        if strength <= jaccard(sets[i], sets[j]) + EPS:
+            return "jaccard"
+        small = min(len(sets[i]), len(sets[j]))
+        share = len(sets[i] & sets[j]) / small if small else 0.0
+        if self.containment is not None and share >= self.containment - EPS:
+            return "containment"
+        return "frame"
+
     def _detection(
         self,
         part: Sequence[MemoryView],
@@ -690,12 +712,14 @@ class DuplicateDetector(Detector):
                 "the newest copy has a lower trust tier; superseding needs a reviewer's approval"
             )
         partner_jaccard = jaccard(sets[dup], sets[member.partner])
-        contained = member.best > partner_jaccard + EPS  # linked by containment
-        if contained:
+        link = self._link_kind(sets, dup, member.partner, member.best)
+        if link == "containment":
             how = (
                 f"{member.best:.0%} of the shorter memory's words are in the other "
                 f"(containment >= {self.containment or 0:.2f}, a restatement with detail)"
             )
+        elif link == "frame":
+            how = "both give one attribute the same typed value in other words"
         else:
             how = f"token Jaccard {member.best:.2f} >= {self.threshold:.2f}"
         reason = (
@@ -715,7 +739,7 @@ class DuplicateDetector(Detector):
             details={
                 "method": "token_set_jaccard",
                 "threshold": self.threshold,
-                "link": "containment" if contained else "jaccard",
+                "link": link,
                 "jaccard": round(partner_jaccard, 4),
                 "linked_to": part[member.partner].memory_id,
                 "jaccard_to_kept": round(to_kept, 4),

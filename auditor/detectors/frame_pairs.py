@@ -9,6 +9,9 @@ ask of a pair that shares most of its words.
 * :func:`typed_apart`: the two facts give one kind of typed value (a day of the week, a
   clock time, a date, an amount with its unit) values that do not overlap ("does yoga every
   Monday" / "every Wednesday"): two facts, however many words they share;
+* :func:`typed_restatement`: one attribute given the same typed value in other words ("태양의
+  생일은 11월 2일이다" / "태양은 11월 2일에 태어났다"): one fact told twice, however few words
+  the two share;
 * :func:`relation_swapped`: equal but for a verb that ties a person to a place in another
   way ("lives in Seoul" / "works in Seoul"): two facts.
 
@@ -21,10 +24,21 @@ import functools
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import KO_ARGUMENT_PARTICLES, _data, _is_hangul, _tokens, _typed
-from auditor.detectors.contradiction_frames import another_person, frames_of, heads_match
+from auditor.detectors.contradiction_frames import (
+    another_person,
+    compare_frames,
+    frames_of,
+    heads_match,
+)
 from auditor.detectors.frame_roles import owner_apart
 
-__all__ = ["different_things", "relation_swapped", "substituted_value", "typed_apart"]
+__all__ = [
+    "different_things",
+    "relation_swapped",
+    "substituted_value",
+    "typed_apart",
+    "typed_restatement",
+]
 
 #: The most tokens of a fact read for its typed values (a long text is no short fact).
 _TYPED_TOKENS = 200
@@ -69,8 +83,9 @@ def substituted_value(a_text: str, b_text: str) -> bool:
 
 def _ko_argument_swap(a_text: str, b_text: str) -> bool:
     """Two Korean sentences equal but for one argument ("주말마다 등산을 간다" / "주말마다 수영을
-    간다"): each has exactly one token the other lacks, both marked as a subject or an
-    object, with different keys. A reworded predicate is no swap."""
+    간다", "일요일에 수영을 간다" / "일요일에 요가를 한다"): each has exactly one token the
+    other lacks besides its final verb, both marked as a subject or an object, with different
+    keys. A reworded predicate alone is no swap."""
     if not (_is_hangul(a_text) and _is_hangul(b_text)):
         return False
     ta = [t for t in _tokens(a_text) if _is_hangul(t.low)]
@@ -78,6 +93,9 @@ def _ko_argument_swap(a_text: str, b_text: str) -> bool:
     keys_a, keys_b = {t.key for t in ta}, {t.key for t in tb}
     only_a = [t for t in ta if t.key not in keys_b]
     only_b = [t for t in tb if t.key not in keys_a]
+    if ta and tb and only_a and only_b and only_a[-1] is ta[-1] and only_b[-1] is tb[-1]:
+        # each object with its own verb ("수영을 간다" / "요가를 한다"): the objects decide
+        only_a, only_b = only_a[:-1], only_b[:-1]
     if len(only_a) != 1 or len(only_b) != 1 or len(ta) < 2 or len(tb) < 2:
         return False
     return all(
@@ -136,3 +154,20 @@ def relation_swapped(a_text: str, b_text: str) -> bool:
         return False
     relations = _distinct_relations()
     return only_a <= relations and only_b <= relations
+
+
+def typed_restatement(a_text: str, b_text: str) -> bool:
+    """Whether two facts give one attribute the same typed value in other words ("Ben's
+    birthday is on June 4" / "Ben was born on June 4", "태양의 생일은 11월 2일이다" / "태양은
+    11월 2일에 태어났다"): their frames match (one head, one relation) and read as a
+    restatement, with equal typed values on both sides."""
+    for fa in frames_of(a_text):
+        if not fa.typed:
+            continue
+        for fb in frames_of(b_text):
+            if fa.typed != fb.typed:
+                continue
+            verdict = compare_frames(fa, fb)
+            if verdict is not None and verdict.kind == "restatement":
+                return True
+    return False
