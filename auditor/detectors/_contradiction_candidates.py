@@ -55,21 +55,31 @@ class Keys:
         values: its slot value mentions (the profile's).
         traits: its trait mentions (the profile's).
         frames: its frame blocking keys, sorted and interned (empty when frames are off).
+        denied: index keys of the words it rules out as alternatives ("Shopify, not Etsy":
+            ``w:etsy``), which meet the facts whose index holds them.
     """
 
     index: tuple[str, ...]
     values: tuple[ValueMention, ...]
     traits: tuple[TraitMention, ...]
     frames: tuple[str, ...] = ()
+    denied: tuple[str, ...] = ()
 
 
-def keys_of(profile: Profile, frames: Iterable[str] = (), *, max_keys: int = 48) -> Keys:
-    """The :class:`Keys` of a fact from its profile and its frame keys."""
+def keys_of(
+    profile: Profile,
+    frames: Iterable[str] = (),
+    *,
+    max_keys: int = 48,
+    denied: Iterable[str] = (),
+) -> Keys:
+    """The :class:`Keys` of a fact from its profile, its frame keys and its denied words."""
     return Keys(
         index=tuple(sys.intern(k) for k in index_keys(profile, max_keys=max_keys)),
         values=profile.values,
         traits=profile.traits,
         frames=tuple(sys.intern(k) for k in sorted(set(frames))),
+        denied=tuple(sys.intern(k) for k in sorted(set(denied))),
     )
 
 

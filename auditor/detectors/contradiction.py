@@ -73,6 +73,7 @@ from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarit
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of
+from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
 from auditor.detectors.frame_reading import read_pair
@@ -245,9 +246,11 @@ class ContradictionDetector(Detector):
             self._keys.move_to_end(m.content_hash)
             return cached
         frames: list[str] = []
+        denied: list[str] = []
         if "frame" in self.checks:
             frames = [k for fr in frames_of(m.fact) for k in frame_keys(fr)]
-        found = keys_of(self.profile(m.fact, m.content_hash), frames)
+            denied = denied_index_keys(m.fact)
+        found = keys_of(self.profile(m.fact, m.content_hash), frames, denied=denied)
         if m.content_hash:
             self._keys[m.content_hash] = found
             if len(self._keys) > _KEYS_CACHE_SIZE:
@@ -298,6 +301,7 @@ class ContradictionDetector(Detector):
                     seen.append(i)
                     if len(seen) > _FRAME_NEIGHBOURS:
                         del seen[0]
+            _denial_candidates(keys, order, pairs)
         return pairs
 
     # -- the detector ----------------------------------------------------------------
@@ -475,6 +479,29 @@ def _default_profile(text: str) -> Profile:
     about 12 KiB, so the cache stays near 12 MB)."""
     lex, cues = _default_lexicon()
     return build_profile(text, lex, cues)
+
+
+def _denial_candidates(
+    keys: Sequence[Keys], order: Sequence[int], pairs: dict[tuple[int, int], float]
+) -> None:
+    """Add the pairs of a fact that rules a word out as an alternative and the facts whose
+    index holds that word ("Shopify, not Etsy" / "sells on Etsy"), the
+    ``_FRAME_NEIGHBOURS`` latest deniers of each word for each fact: linear in the
+    subject's size."""
+    deniers: dict[str, list[int]] = {}
+    for i in order:
+        for key in keys[i].denied:
+            seen = deniers.setdefault(key, [])
+            seen.append(i)
+            if len(seen) > _FRAME_NEIGHBOURS:
+                del seen[0]
+    if not deniers:
+        return
+    for j in order:
+        for key in keys[j].index:
+            for i in deniers.get(key, ()):
+                if i != j:
+                    pairs.setdefault((min(i, j), max(i, j)), 0.0)
 
 
 def _years_apart(older: MemoryView, newer: MemoryView) -> float:

@@ -1,8 +1,10 @@
 """What the frames say about a pair of facts: :func:`read_pair` compares every frame of the
 older fact with every frame of the newer one (:func:`~auditor.detectors.contradiction_frames.
 compare_frames`), then tries one event told in other words
-(:func:`~auditor.detectors.frame_anchors.anchored_typed`) and "never on D" against "every
-day" (:func:`~auditor.detectors.frame_schedule.never_every`). Reasons never quote values."""
+(:func:`~auditor.detectors.frame_anchors.anchored_typed`), a value the other memory rules
+out as an alternative (:func:`~auditor.detectors.frame_denials.denied_alternative`) and
+"never on D" against "every day" (:func:`~auditor.detectors.frame_schedule.never_every`).
+Reasons never quote values."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._frame_types import FrameVerdict
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
+from auditor.detectors.frame_denials import denied_alternative
 from auditor.detectors.frame_schedule import never_every
 
 __all__ = ["FrameReading", "read_pair"]
@@ -39,6 +42,7 @@ _REASONS = {
     "only": "one memory restricts the attribute to one value; the other adds more",
     "value": "the two memories give different values for the same attribute",
     "never_every": "one memory rules a day out; the other says it happens every day",
+    "denied": "one memory rules out, as an alternative, the value the other one gives",
 }
 
 
@@ -79,49 +83,77 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
         )
     signals: list[Signal] = []
     if best is not None:
-        entity = "rule_conflict" if best.kind == "only" else "value_conflict"
-        spans = PairSignal(
-            ((best.older_span[0], best.older_span[1], "value"),),
-            ((best.newer_span[0], best.newer_span[1], "value"),),
-        )
-        signals.append(
-            Signal(
-                entity,
-                best.score,
-                _REASONS[best.kind].format(t=best.value_type),
-                spans,
-                {
-                    "slot": "frame:" + best.value_type,
-                    "signals": [entity],
-                    "evidence": best.kind,
-                    "value_type": best.value_type,
-                },
-            )
-        )
+        signals.append(_verdict_signal(best))
         restatement = False
-    elif (anchored := _anchored(older_text, newer_text)) is not None:
-        signals.append(
-            Signal(
-                "value_conflict",
-                0.7,
-                _REASONS["typed"].format(t=anchored),
-                PairSignal((), ()),
-                {
-                    "slot": "frame:" + anchored,
-                    "signals": ["value_conflict"],
-                    "evidence": "anchored",
-                    "value_type": anchored,
-                },
-            )
-        )
-    elif never_every(older_text, newer_text):
-        signals.append(
-            Signal(
-                "rule_conflict",
-                0.65,
-                _REASONS["never_every"],
-                PairSignal((), ()),
-                {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
-            )
-        )
+    if best is None or best.score < _CLEAR:
+        other = _other_signal(older_text, newer_text)
+        if other is not None:
+            signals.insert(0, other)  # stronger than a plausible value for the judge
     return FrameReading(tuple(signals), restatement and not signals, modal and not signals)
+
+
+#: a frame verdict at least this strong needs no other reading (the rules' min_score)
+_CLEAR = 0.55
+
+
+def _verdict_signal(best: FrameVerdict) -> Signal:
+    """The signal of the strongest frame verdict (values as spans, never quoted)."""
+    entity = "rule_conflict" if best.kind == "only" else "value_conflict"
+    spans = PairSignal(
+        ((best.older_span[0], best.older_span[1], "value"),),
+        ((best.newer_span[0], best.newer_span[1], "value"),),
+    )
+    return Signal(
+        entity,
+        best.score,
+        _REASONS[best.kind].format(t=best.value_type),
+        spans,
+        {
+            "slot": "frame:" + best.value_type,
+            "signals": [entity],
+            "evidence": best.kind,
+            "value_type": best.value_type,
+        },
+    )
+
+
+def _other_signal(older_text: str, newer_text: str) -> Signal | None:
+    """A conflict the frame pairs do not read: one event told in other words, a value ruled
+    out as an alternative, "never on D" against "every day"."""
+    anchored = _anchored(older_text, newer_text)
+    if anchored is not None:
+        return Signal(
+            "value_conflict",
+            0.7,
+            _REASONS["typed"].format(t=anchored),
+            PairSignal((), ()),
+            {
+                "slot": "frame:" + anchored,
+                "signals": ["value_conflict"],
+                "evidence": "anchored",
+                "value_type": anchored,
+            },
+        )
+    denial = denied_alternative(older_text, newer_text)
+    if denial is not None:
+        older_span, newer_span = (
+            (denial.stated_span, denial.denying_span)
+            if denial.newer_denies
+            else (denial.denying_span, denial.stated_span)
+        )
+        return Signal(
+            "negation",
+            0.65,
+            _REASONS["denied"],
+            PairSignal(((*older_span, "value"),), ((*newer_span, "value"),)),
+            {"slot": "frame:alternative", "signals": ["negation"], "evidence": "denied"},
+        )
+    if never_every(older_text, newer_text):
+        return Signal(
+            "rule_conflict",
+            0.65,
+            _REASONS["never_every"],
+            PairSignal((), ()),
+            {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
+        )
+    return None

@@ -1,0 +1,151 @@
+"""A negated alternative that rules out what another memory states: "Daniel's team stores
+all models in MLflow" / "... tracks models with Weights & Biases, not MLflow", "I use R for
+statistics" / "I do all my analysis in Python, never R", "회의록을 노션에 정리한다" / "노션이
+아니라 컨플루언스에 작성한다".
+
+"X, not Y" names Y only to deny it. Against a memory that says nothing of Y it adds detail
+(a restatement, "Uses Vite" / "Uses Vite, not Webpack"); against a memory that gives Y as
+its value it is a conflict, whatever the relation's words. The check reads the alternative's
+words after ", not" / ", never" (or Korean "Y가 아니라", "Y 말고", "Y 대신") and looks for
+all of them among the other memory's words, not right after a negation of its own ("was
+not known as the Army of ..."); a plan or a past state ("used to") and another person's
+fact ("Minji's sister uses Python") are left out, and so is a text past a short fact
+(``_MAX_CHARS``, ``_MAX_TOKENS``: a review page or a tool result).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_key
+from auditor.detectors.contradiction_frames import another_person, frames_of, text_modality
+
+__all__ = ["Denial", "denied_alternative", "denied_index_keys"]
+
+#: ", not Y" / ", never Y" / "instead of Y" / "rather than Y" (a preposition and an article
+#: may stand before Y: "never as PDFs", "not on Etsy"); Y is the group. Linear time.
+_EN_ALTERNATIVE = re.compile(
+    r"(?:,\s*(?:but\s+)?(?:not|never)|\binstead\s+of|\brather\s+than)"
+    r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the)\s+)?"
+    r"([^\W_][\w.+#&'-]{0,40})",
+    re.IGNORECASE,
+)
+#: Korean: "Y가 아니라" / "Y이 아니고", "Y 말고", "Y 대신(에)"
+_KO_ALTERNATIVE = re.compile(
+    r"([^\s,.]{1,20}?)(?:이|가)?\s*아니(?:라|고)|([^\s,.]{1,20}?)\s*(?:말고|대신)"
+)
+
+
+#: the longest fact read (characters, then tokens): one or two sentences of a memory
+_MAX_CHARS = 300
+_MAX_TOKENS = 40
+#: a cheap test before the English pattern runs
+_EN_CUE = re.compile(r"\b(?:not|never|instead|rather)\b", re.IGNORECASE)
+#: the most words of an alternative read ("the Army of Northern Virginia")
+_PHRASE_WORDS = 5
+_PHRASE_CHARS = 80
+#: how many tokens before a stated alternative are searched for a negation of its own
+_NEGATION_REACH = 5
+_NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "without"})
+_KO_NEGATION = re.compile(r"아니|않|말고|없")
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """Which memory denies which word of the other.
+
+    Attributes:
+        newer_denies: the newer memory holds the negated alternative.
+        denying_span: offsets of the denied word in the denying memory.
+        stated_span: offsets of the same word in the memory that states it.
+    """
+
+    newer_denies: bool
+    denying_span: tuple[int, int]
+    stated_span: tuple[int, int]
+
+
+def denied_alternative(older: str, newer: str) -> Denial | None:
+    """The first alternative one memory denies and the other states, or None."""
+    if _long(older) or _long(newer):
+        return None
+    if text_modality(older) != "current" or text_modality(newer) != "current":
+        return None
+    for neg_text, pos_text, newer_denies in ((newer, older, True), (older, newer, False)):
+        pos = _tokens(pos_text)
+        own = {keys[0] for keys, _span in _alternatives(pos_text)}  # both deny it: agreed
+        for keys, span in _alternatives(neg_text):
+            if keys[0] in own:
+                continue
+            stated = _stated(pos, keys)
+            if stated is not None and not _other_person(older, newer):
+                return Denial(newer_denies, span, stated)
+    return None
+
+
+def denied_index_keys(text: str) -> list[str]:
+    """The candidate-index keys (``w:`` and a key) of the first word of each alternative a
+    text denies, so that it meets the facts that state them (one-letter words have none)."""
+    if (not _is_hangul(text) and not _EN_CUE.search(text)) or _long(text):
+        return []
+    return ["w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1]
+
+
+def _long(text: str) -> bool:
+    """Whether a text is past a short fact (a review page, a tool result): not read here."""
+    return len(text) > _MAX_CHARS or len(_tokens(text)) > _MAX_TOKENS
+
+
+def _stated(pos: tuple[Tok, ...], keys: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where a text states the alternative: its first word followed closely by the others,
+    not right after a negation of its own ("was not known as the Army of ..."), or None."""
+    reach = 2 * len(keys) + 2
+    for k, t in enumerate(pos):
+        if t.key != keys[0]:
+            continue
+        near = {u.key for u in pos[k : k + reach]}
+        if any(key not in near for key in keys[1:]):
+            continue
+        before = pos[max(0, k - _NEGATION_REACH) : k]
+        if not any(_negation(u.low) for u in before):
+            return t.start, t.end
+    return None
+
+
+def _negation(low: str) -> bool:
+    return low in _NEGATIONS or low.endswith("n't") or _KO_NEGATION.search(low) is not None
+
+
+def _alternatives(text: str) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
+    """The alternatives a text denies: their content keys (the first word's first; up to
+    ``_PHRASE_WORDS`` words before a comma or a clause word) and the first word's offsets."""
+    d = _data()
+    skip = d["determiners_set"] | d["qualifiers_set"] | d["prepositions_set"]
+    stops = d["conjunctions_set"] | d["clause_stops_set"]
+    out: list[tuple[tuple[str, ...], tuple[int, int]]] = []
+    if _is_hangul(text):
+        for m in _KO_ALTERNATIVE.finditer(text):
+            group = 1 if m.group(1) is not None else 2
+            word = m.group(group)
+            key = ko_key(word) if _is_hangul(word) else word.lower()
+            if key:
+                out.append(((key,), (m.start(group), m.end(group))))
+    for m in _EN_ALTERNATIVE.finditer(text):
+        toks = _tokens(text[m.start(1) : m.start(1) + _PHRASE_CHARS])
+        if not toks or toks[0].low in skip:
+            continue
+        keys: list[str] = []
+        for t in toks[:_PHRASE_WORDS]:
+            if not t.low[:1].isalnum() or t.low in stops:
+                break
+            if t.low not in skip and t.key:
+                keys.append(t.key)
+        if keys:
+            out.append((tuple(keys), (m.start(1), m.start(1) + toks[0].end)))
+    return out
+
+
+def _other_person(older: str, newer: str) -> bool:
+    """Whether the two facts speak of different people ("her sister" / "her")."""
+    return any(another_person(a, b) for a in frames_of(older) for b in frames_of(newer))

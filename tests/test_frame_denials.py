@@ -1,0 +1,89 @@
+"""A negated alternative that rules out what another memory states
+(auditor.detectors.frame_denials) and the candidate pairs it adds.
+
+Every fact here is written for these tests (no corpus text)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from auditor.detectors.base import MemoryView
+from auditor.detectors.contradiction import ContradictionDetector
+from auditor.detectors.frame_denials import denied_alternative, denied_index_keys
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "newer_denies"),
+    [
+        (
+            "Yara's team keeps its designs in Figma.",
+            "Yara's team works in Penpot, not Figma.",
+            True,
+        ),
+        (
+            "Orders groceries through Ocado, never Tesco.",
+            "Gets the weekly groceries from Tesco.",
+            False,
+        ),
+        ("Sends reports as PDF files.", "Sends reports as Word files rather than PDFs.", True),
+        ("도윤은 일정을 구글 캘린더에 적는다.", "도윤은 일정을 캘린더 말고 아웃룩에 적는다.", True),
+    ],
+)
+def test_a_stated_value_ruled_out_as_an_alternative(
+    older: str, newer: str, newer_denies: bool
+) -> None:
+    denial = denied_alternative(older, newer)
+    assert denial is not None
+    assert denial.newer_denies is newer_denies
+    denying, stated = (newer, older) if newer_denies else (older, newer)
+    said = stated[slice(*denial.stated_span)].lower()
+    denied = denying[slice(*denial.denying_span)].lower()
+    assert said.startswith(denied) or denied.startswith(
+        said
+    )  # "PDF" / "PDFs", "캘린더에" / "캘린더"
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Yara's team works in Penpot.", "Yara's team works in Penpot, not Figma."),  # detail
+        ("Yara's brother keeps his designs in Figma.", "Yara works in Penpot, not Figma."),
+        ("도윤은 아침에 커피 대신 보리차를 마신다.", "도윤은 아침마다 커피 대신 보리차를 마셔요."),
+        ("Used to keep designs in Figma.", "Works in Penpot, not Figma."),  # a past state
+        (  # the stating memory denies the phrase itself; the shared first word is not enough
+            "The club was not called the Northern Rovers but the Southern Rovers.",
+            "Its real name was the Southern Rovers, not the Northern Rovers.",
+        ),
+        ("Figma " * 80 + "is used.", "Works in Penpot, not Figma."),  # a long text is not read
+    ],
+)
+def test_no_denial(older: str, newer: str) -> None:
+    assert denied_alternative(older, newer) is None
+
+
+def test_index_keys_of_denied_words() -> None:
+    assert denied_index_keys("Works in Penpot, not Figma.") == ["w:figma"]
+    assert denied_index_keys("Works in Penpot.") == []
+    assert denied_index_keys("Analysis in Python, never R.") == []  # one letter: no index key
+
+
+def test_a_denier_meets_the_memory_that_states_the_word() -> None:
+    """The two facts share no other content word, so only the denial makes them a pair."""
+    facts = [
+        "Sells her ceramics on Etsy.",
+        "Lunch is usually soup.",
+        "The shop runs on Shopify, not Etsy.",
+    ]
+    views = [
+        MemoryView(
+            f"m{i}", "user:t", f, "user", created_at=T0 + timedelta(days=i), content_hash=f"h{i}"
+        )
+        for i, f in enumerate(facts)
+    ]
+    det = ContradictionDetector()
+    pairs = det.candidates(views, [det.keys(v) for v in views])
+    assert (0, 2) in pairs
