@@ -140,7 +140,8 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
     num = r"\d{1,6}[A-Za-z]?"
     strong_suffix = _alternation(terms.STREET_SUFFIXES_STRONG)
     weak_suffix = _alternation(terms.STREET_SUFFIXES_WEAK)
-    compound = _alternation(terms.STREET_COMPOUND_ENDINGS)
+    compound_long = _alternation([e for e in terms.STREET_COMPOUND_ENDINGS if len(e) > 3])
+    compound_short = _alternation([e for e in terms.STREET_COMPOUND_ENDINGS if len(e) <= 3])
     prefix = _alternation(terms.STREET_PREFIX_TYPES)
     unit = _alternation(terms.UNIT_WORDS)
     ko_admin = _alternation(terms.KO_ADDRESS_UNITS)
@@ -160,7 +161,10 @@ def _address_patterns() -> tuple[list[Pattern], list[Pattern]]:
             "street word ending + number",
             # bounded: an unbounded run re-scanned from every letter of "'a'a'a..." was
             # quadratic; a street word is at most 64 letters with its ending
-            rf"(?<![\p{{L}}\d])\p{{L}}[\p{{L}}'’-]{{0,63}}(?i:{compound})"
+            # a short ending (tie, vej, weg) ends a compound of 7 letters or more
+            # ("Hämeentie", "Rosenweg"), not a French "Partie 1" or "Sortie 3"
+            rf"(?<![\p{{L}}\d])(?:\p{{L}}[\p{{L}}'’-]{{0,63}}(?i:{compound_long})"
+            rf"|\p{{L}}[\p{{L}}'’-]{{3,63}}(?i:{compound_short}))"
             rf"\.?[ \t]+\d{{1,5}}[A-Za-z]?\b",
             0.5,
             terms.STREET_COMPOUND_ENDINGS,

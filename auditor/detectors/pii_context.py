@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = ["CheaplyCopied", "IndexedContextEnhancer", "may_gain_context"]
 
 #: Values a result or its explanation holds that a copy may share (nothing in them changes).
 _SHARED = (str, int, float, bool, type(None))
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 class CheaplyCopied(list[RecognizerResult]):
@@ -115,6 +117,32 @@ class IndexedContextEnhancer(LemmaContextAwareEnhancer):
         if not context and not may_gain_context(text, results, recognizers):
             return copy.deepcopy(results)
         return super().enhance_using_context(text, results, nlp_artifacts, recognizers, context)
+
+    @staticmethod
+    def _find_supportive_word_in_context(
+        context_list: list[str],
+        recognizer_context_list: list[str],
+        matching_mode: str = "substring",
+    ) -> str:
+        """The first context word of the recognizer that opens a word near the match.
+
+        Presidio's default is a substring anywhere in the word, so "sent" supports "62 State
+        Senate" and "live" supports "deliverables"; a word's start is what the context
+        lists mean ("address" -> "addresses", "live" -> "lives"; their other forms are
+        listed). A Korean cue is still found anywhere in a word (compounds: "휴대전화"
+        holds "전화"). ``matching_mode`` is Presidio's parameter, unused here.
+        """
+        if not context_list or not recognizer_context_list:
+            return ""
+        words = [w.lower() for w in context_list]
+        for predefined in recognizer_context_list:
+            cue = predefined.lower()
+            if _HANGUL.search(cue):  # Korean compounds hold their cue anywhere: 휴대전화
+                if any(cue in w for w in words):
+                    return predefined
+            elif any(w.startswith(cue) for w in words):
+                return predefined
+        return ""
 
     @staticmethod
     def _find_index_of_match_token(

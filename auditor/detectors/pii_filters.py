@@ -144,6 +144,8 @@ _BUSINESS = (
     re.compile(str(_DATA["business_cues_en"]), re.IGNORECASE),
     re.compile(str(_DATA["business_cues_ko"])),
 )
+#: keys and values of a tool's record that make it a listing, not a person's (records only)
+_RECORD_BUSINESS = re.compile(str(_DATA["record_business_cues_en"]), re.IGNORECASE)
 _HOME = (
     re.compile(str(_DATA["home_cues_en"]), re.IGNORECASE),
     re.compile(str(_DATA["home_cues_ko"])),
@@ -165,6 +167,11 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return lo, nxt.start() if nxt else len(text)
 
 
+#: A sentence end inside a line (an address block has none before its value).
+_PROSE_END = re.compile(r"[.!?](?:\s|$)")
+#: Blank lines an address block may have between its name line and its street line.
+_BLOCK_BLANK_LINES = 2
+
 #: How far around a value a JSON record (a tool's result) is searched for its braces.
 RECORD_WINDOW = 600
 
@@ -180,13 +187,34 @@ def _record(text: str, start: int, end: int) -> tuple[int, int] | None:
     return lo, hi
 
 
+def _block_start(text: str, start: int, lo: int) -> int:
+    """Where the address block of a value starts: the previous non-blank line when the
+    value's line holds no sentence end before it (an e-mail footer: "Mercury Technologies
+    Inc.\n660 Mission Street  Suite 490 ..."), else the sentence start ``lo``."""
+    line = text.rfind("\n", 0, start) + 1
+    if line == 0 or _PROSE_END.search(text, line, start) is not None:
+        return lo
+    end = line - 1  # the newline that ends the previous line
+    for _blank in range(_BLOCK_BLANK_LINES + 1):
+        prev = text.rfind("\n", 0, end) + 1
+        if text[prev:end].strip():
+            return min(lo, prev)
+        if prev == 0:
+            break
+        end = prev - 1
+    return lo
+
+
 def business_context(text: str, start: int, end: int, personal: bool = False) -> bool:
     """Whether the value at ``text[start:end]`` is introduced as a business's or venue's.
 
     In prose, a business word (office, headquarters, restaurant, venue, 본사, 매장) stands
-    before the value in its sentence; in a tool's JSON record, a key or value of the record
-    names a business ("hotel_name", "venue"). A home word anywhere in that sentence or record
-    ("lives", "home address", "집") keeps the value a person's.
+    before the value in its sentence, or on the line before an address block that opens
+    its line (an e-mail footer: "Mercury Technologies Inc.\n660 Mission Street ..."); in a
+    tool's JSON record, a key or value of the record names a business ("hotel_name",
+    "venue") or a listing ("furnished", "number_of_baths", "star_rating"). A home word
+    anywhere in that sentence or record ("lives", "home address", "집") keeps the value a
+    person's.
 
     Args:
         text: the analysed text.
@@ -202,11 +230,12 @@ def business_context(text: str, start: int, end: int, personal: bool = False) ->
     if record is not None:
         lo, hi = record
         window = text[lo:hi].replace("_", " ")
-        if not any(cue.search(window) for cue in _BUSINESS):
+        if not any(cue.search(window) for cue in (*_BUSINESS, _RECORD_BUSINESS)):
             return False
         keep = (*_HOME, *_PERSONAL) if personal else _HOME
         return not any(cue.search(window) for cue in keep)
     lo, hi = _sentence(text, start, end)
+    lo = _block_start(text, start, lo)
     window_lo = max(lo, start - BUSINESS_WINDOW)
     if not any(cue.search(text, window_lo, start) for cue in _BUSINESS):
         return False
