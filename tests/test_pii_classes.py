@@ -154,6 +154,11 @@ BUSINESS_ADDRESSES = [
     "The venue is 1200 Market Street, Philadelphia.",
     "본사 주소는 서울 중구 세종대로 110이다.",
     "매장 위치: 부산 해운대구 해운대로 570",
+    # an address block whose company line stands above the street (an e-mail footer)
+    "Thanks for your order!\nNorthwind Traders Ltd.\n\n415 Harbour Road  Unit 7  Portsmouth",
+    "Unsubscribe | Contact Support\n77 Quayside Street  Floor 3  Leith",
+    # a listing in a search tool's record, not anyone's home
+    '{"address": "18 Orchard Lane", "furnished": "True", "number_of_baths": "2"}',
 ]
 
 
@@ -167,7 +172,35 @@ HOME_ADDRESSES = [
     "She lives above the bakery at 14 Mill Lane, Leeds.",
     "My home address is 7 Birch Road, Apt. 3.",
     "우리 집은 서울 마포구 월드컵로 25이다.",
+    "Ship the parcel to:\nMira Lindqvist\n\n14 Elm Grove\nBristol BS8 2QT",
+    "I live at Hämeentie 12, Helsinki.",
 ]
+
+
+def test_a_short_street_ending_needs_a_compound(pii: PiiDetector) -> None:
+    """Finnish "tie" ends "Hämeentie", not the French "Partie 1" or "Sortie 3"."""
+    assert "STREET_ADDRESS" not in entities(pii, "Écrivez : Partie 1 [intro] et Partie 2.")
+    assert "STREET_ADDRESS" not in entities(pii, "Prenez la Sortie 3 vers Lyon.")
+
+
+def test_context_words_open_a_word(pii: PiiDetector) -> None:
+    """Presidio's context word "sent" stands inside "Senate": no support for a weak shape."""
+    text = "He represented the first of 40 State Senate districts for a decade."
+    assert "STREET_ADDRESS" not in entities(pii, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("EMAIL_FROM: Upwork <donotreply@upwork.com>", False),
+        ("Write to support@acme.io for help.", False),
+        ("Alerts come from alerts2@monitor.io.", False),
+        ("Her e-mail is dana.support@gmail.com.", True),  # a name with a role word
+        ("My e-mail address is info@hanbakery.kr.", True),  # a role address claimed
+    ],
+)
+def test_role_mailboxes_are_no_one_s_address(pii: PiiDetector, text: str, found: bool) -> None:
+    assert ("EMAIL_ADDRESS" in entities(pii, text)) is found
 
 
 @pytest.mark.parametrize("text", HOME_ADDRESSES)

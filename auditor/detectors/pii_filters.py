@@ -131,11 +131,34 @@ def drop_result(text: str, r: RecognizerResult) -> bool:
     """
     if r.entity_type in _TOKEN_ENTITIES and _glued(text, r):
         return True
+    if r.entity_type == "EMAIL_ADDRESS":
+        return role_mailbox(text[r.start : r.end]) and not _claimed(text, r.start, r.end)
     if r.entity_type != "PHONE_NUMBER":
         return False
     return _phone_without_phone_cue(text, r) or business_context(
         text, r.start, r.end, personal=True
     )
+
+
+# -- e-mail addresses of a role, not a person ---------------------------------------------
+
+_ROLE_MAILBOX = re.compile(str(_DATA["role_mailboxes"]), re.IGNORECASE)
+
+
+def role_mailbox(address: str) -> bool:
+    """Whether an e-mail address is a role's or a machine's, not a person's: its local part
+    is one of the mailbox names of RFC 2142 (info, sales, support, abuse, postmaster, ...),
+    a no-reply sender or a notification robot ("donotreply@upwork.com",
+    "hello@mercury.com"). A name with a role word ("jane.support@") is still a person's,
+    and so is a role address its sentence claims ("my e-mail address is info@...")."""
+    local = address.split("@", 1)[0]
+    return _ROLE_MAILBOX.fullmatch(local) is not None
+
+
+def _claimed(text: str, start: int, end: int) -> bool:
+    """Whether the sentence of a value says it is someone's ("my e-mail address is ...")."""
+    lo, _hi = _sentence(text, start, end)
+    return any(cue.search(text, lo, start) for cue in _PERSONAL)
 
 
 # -- addresses ----------------------------------------------------------------------------
