@@ -74,6 +74,10 @@ _LANGUAGE_BEFORE = re.compile(
     rf"(?:^|\W)(?:{_alternation(terms.LANGUAGE_USE_BEFORE)})[ \t]+(?:the[ \t]+)?$", re.IGNORECASE
 )
 _AMBIGUOUS = frozenset(terms.AMBIGUOUS_DEMONYMS)
+#: What joins the items of a list of languages ("English, Spanish and French")
+_LIST_LINK = re.compile(
+    r"[ \t]*(?:,[ \t]*(?:and[ \t]+|or[ \t]+)?|and[ \t]+|or[ \t]+|&[ \t]*|/[ \t]*)"
+)
 #: After a demonym that is also a verb ("Polish"), an object means the verb.
 _VERB_OBJECT = re.compile(
     r"^[ \t]+(?:the|a|an|my|your|our|his|her|their|this|that|these|those|it|up|off|them)\b",
@@ -149,13 +153,20 @@ class NrpRecognizer(ResultAdjuster, PatternRecognizer):
     def adjust(
         self, text: str, results: list[RecognizerResult], others: list[RecognizerResult]
     ) -> list[RecognizerResult]:
-        """Drop language names used as languages and cuisines or breeds; lower topics and
-        populations to :data:`NRP_TOPIC_SCORE`."""
+        """Drop language names used as languages (and the names listed after one: "speaks
+        English and Spanish") and cuisines or breeds; lower topics and populations to
+        :data:`NRP_TOPIC_SCORE`."""
         kept: list[RecognizerResult] = []
-        for result in results:
+        language_end = -1  # where the last name read as a language ended
+        for result in sorted(results, key=lambda r: r.start):
             before = text[max(0, result.start - 30) : result.start]
             after = text[result.end : result.end + 30]
-            if _LANGUAGE_BEFORE.search(before) or _LANGUAGE_AFTER.match(after):
+            if (
+                _LANGUAGE_BEFORE.search(before)
+                or _LANGUAGE_AFTER.match(after)
+                or (language_end >= 0 and _LIST_LINK.fullmatch(text, language_end, result.start))
+            ):
+                language_end = result.end  # "speaks English and Spanish": both languages
                 continue
             if nrp_names_a_thing(text, result.start, result.end):
                 continue  # "Korean food", "a German shepherd", "serves American"
