@@ -147,6 +147,9 @@ def _nav(page: Page, title: str) -> None:
 
 def _sign_in(page: Page, url: str, username: str, password: str) -> None:
     page.goto(url)
+    # a fresh session runs the app's script before the form shows: on two busy cores that
+    # took over 30 s once (a CI run beside an evaluation), so the form gets a minute
+    page.get_by_label("User name").wait_for(timeout=60_000)
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Sign in").click()
