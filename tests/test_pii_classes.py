@@ -388,3 +388,22 @@ def test_new_patterns_stay_fast_on_long_repetitive_text(
     pii_prose.PasswordRecognizer("en").analyze(text, ["PASSWORD"])
     special.analyze(view(text), CTX)
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We do not discriminate on the basis of race, religion, age, disability or veteran status.",
+        "All are welcome regardless of ethnicity, religion, disability, sexual orientation or age.",
+        "인종, 성별, 종교, 장애, 나이를 이유로 한 차별을 금지합니다.",
+    ],
+)
+def test_a_list_of_protected_attributes_is_no_one_s_data(
+    special: SpecialCategoryDetector, text: str
+) -> None:
+    assert not categories(special, text)
+
+
+def test_a_person_in_the_list_keeps_the_finding(special: SpecialCategoryDetector) -> None:
+    text = "She was turned down because of her age, disability and religion."
+    assert "health" in categories(special, text)

@@ -41,6 +41,7 @@ from auditor.vocab import SPECIAL_CATEGORIES
 __all__ = [
     "ANCHORS",
     "CATEGORIES",
+    "ATTRIBUTE_NAMES",
     "DESCRIPTION_CUES",
     "EXPERIENCERS",
     "EXCLUSIONS",
@@ -236,3 +237,5 @@ _FRAMES = _load_yaml("special_frames.yaml")
 DESCRIPTION_CUES: dict[str, str] = {k: str(v) for k, v in _FRAMES["description_cues"].items()}
 #: Singular experiencers: with one in the sentence, a description cue does not cancel a hit.
 EXPERIENCERS: dict[str, str] = {k: str(v) for k, v in _FRAMES["experiencers"].items()}
+#: Names of protected attributes per language (a list of them is a policy, not a person).
+ATTRIBUTE_NAMES: dict[str, str] = {k: str(v) for k, v in _FRAMES["attribute_names"].items()}

@@ -11,7 +11,9 @@ words alone ("religion", "healthy diet", "party") are not enough.
 A hit in a sentence that describes a thing (an app, a paper, a market, a clinic's service:
 ``data/special_frames.yaml``) and names no singular experiencer (I, she, the user, a
 relative, 저는, 그는) is dropped as ``description_frame``: "this app helps patients track
-insulin" and "우울증 치료제 시장" are nobody's health. Extra patterns (mental health,
+insulin" and "우울증 치료제 시장" are nobody's health; so is a hit in a sentence that lists
+three or more protected attributes and no person pronoun (``attribute_list``: "regardless
+of age, disability, ethnicity ..."). Extra patterns (mental health,
 substance use, sexual violence, gender identity, partners, biometric embeddings, union
 membership) are data in ``data/special_patterns.yaml``.
 
@@ -128,6 +130,25 @@ _EXPERIENCERS = {
 }
 #: Exclusion id reported when a description frame cancels a hit.
 DESCRIPTION_FRAME = "description_frame"
+#: Exclusion id reported when a hit is an item of a list of protected attributes.
+ATTRIBUTE_LIST = "attribute_list"
+_ATTRIBUTE_NAMES = {
+    "en": re.compile(terms.ATTRIBUTE_NAMES["en"], re.IGNORECASE),
+    "ko": re.compile(terms.ATTRIBUTE_NAMES["ko"]),
+}
+#: distinct attribute names that make a sentence a list of them
+_LIST_LEAST = 3
+#: persons that make such a list someone's ("she was turned down for her age, ..."): the
+#: pronouns only, as a list's sentence often opens with a capital word ("Everyone is")
+_LIST_PERSONS = {
+    "en": re.compile(
+        r"\b(?:i|i'm|i've|me|my|mine|myself|he|she|him|his|her|hers|user|user's)\b",
+        re.IGNORECASE,
+    ),
+    "ko": re.compile(
+        r"저는|제가|저의|(?<![가-힣])제 |나는|내가|나의|(?<![가-힣])내 |그는|그녀|사용자"
+    ),
+}
 _PERSON_CUES = {
     "en": re.compile(terms.PERSON_CUES_EN, re.IGNORECASE | re.MULTILINE),
     "ko": re.compile(terms.PERSON_CUES_KO),
@@ -152,6 +173,7 @@ class _Text:
         self._person: dict[int, bool] = {}
         self._sentence_exclusion: dict[tuple[str, int], bool] = {}
         self._descriptive: dict[tuple[int, int, int], bool] = {}
+        self._attribute_list: dict[int, bool] = {}
 
     def sentence(self, start: int) -> tuple[int, int, int]:
         """``(index, start, end)`` of the sentence (or line) holding offset ``start``."""
@@ -198,10 +220,29 @@ class _Text:
             )
         return self._descriptive[key]
 
+    def attribute_list(self, start: int) -> bool:
+        """Whether the sentence around ``start`` lists protected attributes ("regardless of
+        age, disability, ethnicity, gender identity ...", "인종, 성별, 종교, 장애를 이유로"):
+        :data:`_LIST_LEAST` or more distinct names and no person pronoun. A policy, not a
+        person."""
+        i, lo, hi = self.sentence(start)
+        if i not in self._attribute_list:
+            names = {
+                m.group().lower()
+                for regex in _ATTRIBUTE_NAMES.values()
+                for m in regex.finditer(self.text, lo, hi)
+            }
+            self._attribute_list[i] = len(names) >= _LIST_LEAST and not any(
+                who.search(self.text, lo, hi) for who in _LIST_PERSONS.values()
+            )
+        return self._attribute_list[i]
+
     def excluded(self, hit: _Hit, exclusions: Sequence[_Exclusion]) -> str | None:
         """The id of the exclusion that cancels ``hit``, or None."""
         if self.descriptive(hit.start, hit.end):
             return DESCRIPTION_FRAME
+        if self.attribute_list(hit.start):
+            return ATTRIBUTE_LIST
         for exclusion in exclusions:
             if exclusion.scope == "overlap":
                 lo, hi = max(0, hit.start - 60), min(len(self.text), hit.end + 60)
