@@ -255,6 +255,12 @@ def test_real_pem_block_is_still_found(detector: SecretsDetector, ctx: DetectCon
         (HEX_40, "token", None),
         ("abcdefgh12345678", "format", None),
         ("hunter2!", "stated", None),
+        # a run that nearly fills the value is a placeholder too, for a vendor format
+        ("AKIAZZZZZZZZZZZZZZZZ", "format", "placeholder_run"),
+        ("x" * 40 + "ab12", "format", "placeholder_run"),
+        # a leading run before a long generated rest is the format's prefix (Twitter)
+        ("A" * 22 + TOKEN_A + HEX_40, "token", None),
+        ("A" * 30 + "1234", "token", "placeholder_run"),
     ],
 )
 def test_placeholder_reason(value: str, level: str, reason: str | None) -> None:

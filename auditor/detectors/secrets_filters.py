@@ -103,6 +103,21 @@ def _longest_char_run(value: str) -> int:
     return best
 
 
+#: the shortest rest after a leading run for that run to count as the format's prefix
+_REST_AFTER_RUN = 40
+
+
+def _without_leading_run(core: str, run: int) -> str:
+    """``core`` without a leading run of one character when a long generated rest follows
+    (a Twitter bearer token opens with 22 "A"s): the run is the format's prefix, not a
+    placeholder. A short rest ("xxxxxxxxxxxx1234") keeps the run, and the value stays a
+    placeholder."""
+    if len(core) < run or len(set(core[:run])) != 1:
+        return core
+    rest = core.lstrip(core[0])
+    return rest if len(rest) >= _REST_AFTER_RUN else core
+
+
 def _longest_ascending_run(value: str) -> int:
     """Longest run of consecutive letters or digits in ascending order (case-insensitive)."""
     best = run = 0
@@ -119,9 +134,12 @@ def _longest_ascending_run(value: str) -> int:
 
 
 def _filler_body(value: str) -> bool:
-    """``sk_live_000000...``, ``ghp_xxxx...``: the longest part is one character repeated."""
+    """``sk_live_000000...``, ``ghp_xxxx...``: the longest part is one character repeated,
+    or nearly ("xxxx...xxxxabcd": one run holds four fifths of it)."""
     longest = max(_SEPARATORS.split(value), key=len)
-    return len(longest) >= 8 and len(set(longest)) == 1 and 2 * len(longest) >= len(value)
+    if len(longest) < 8 or 2 * len(longest) < len(value):
+        return False
+    return len(set(longest)) == 1 or 5 * _longest_char_run(longest) >= 4 * len(longest)
 
 
 def _longest_lower_run(value: str) -> int:
@@ -182,6 +200,7 @@ def placeholder_reason(value: str, *, level: Level = "token") -> str | None:
         return "placeholder_run"
     if level == "format":
         return None
+    core = _without_leading_run(core, t.max_char_run)
     if _longest_char_run(core) >= t.max_char_run:
         return "placeholder_run"
     if _longest_ascending_run(core) >= t.max_sequence_run:

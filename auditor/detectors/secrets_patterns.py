@@ -81,9 +81,12 @@ _KO_PW = r"(?:비밀\s?번호|비번|패스워드|암호|핀\s?번호|PIN\s?번�
 _TOKEN_WORDS = (
     r"api[ _-]?(?:key|token)|access[ _-]?(?:key|token)|auth(?:entication)?[ _-]?token"
     r"|bearer[ _-]?token|secret[ _-]?key|client[ _-]?secret|deploy[ _-]?(?:key|token)"
-    r"|personal[ _-]access[ _-]token|token|secret"
+    r"|personal[ _-]access[ _-]token|token|secret|key"
 )
-_KO_TOKEN = r"(?:토큰|(?:API|api)\s?키|액세스\s?키|시크릿\s?키|비밀\s?키|인증\s?키|접근\s?키)"
+_KO_TOKEN = (
+    r"(?:토큰|(?:API|api)\s?키|액세스\s?키|시크릿\s?키|비밀\s?키|인증\s?키|접근\s?키"
+    r"|(?<=[A-Za-z0-9] )키|(?<=[A-Za-z0-9])키)"  # "OpenAI 키는": a service's key
+)
 #: A generated value: letters, digits and the separators keys use, 20 characters or more
 #: (as for a key pasted without an operator; the "token" check then asks for letters and
 #: digits and enough entropy).
