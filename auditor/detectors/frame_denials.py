@@ -40,6 +40,8 @@ _KO_ALTERNATIVE = re.compile(
 #: the longest fact read (characters, then tokens): one or two sentences of a memory
 _MAX_CHARS = 300
 _MAX_TOKENS = 40
+#: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
+_KO_CUES = ("아니", "말고", "대신")
 #: a cheap test before the English pattern runs
 _EN_CUE = re.compile(r"\b(?:not|never|instead|rather)\b", re.IGNORECASE)
 #: the most words of an alternative read ("the Army of Northern Virginia")
@@ -87,7 +89,10 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
 def denied_index_keys(text: str) -> list[str]:
     """The candidate-index keys (``w:`` and a key) of the first word of each alternative a
     text denies, so that it meets the facts that state them (one-letter words have none)."""
-    if (not _is_hangul(text) and not _EN_CUE.search(text)) or _long(text):
+    if len(text) > _MAX_CHARS:
+        return []
+    ko = _is_hangul(text) and any(cue in text for cue in _KO_CUES)
+    if (not ko and not _EN_CUE.search(text)) or _long(text):
         return []
     return ["w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1]
 
