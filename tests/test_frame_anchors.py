@@ -6,17 +6,19 @@ Every fact here is written for these tests (no corpus text)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from auditor.config import load_settings
 from auditor.detectors._frame_words import _tokens, _typed
 from auditor.detectors.base import DetectContext, MemoryView
-from auditor.detectors.contradiction import ContradictionDetector
+from auditor.detectors.contradiction import ContradictionDetector, candidate_pairs
 from auditor.detectors.frame_anchors import anchored_typed, folded, other_period
 from auditor.detectors.frame_reading import read_pair
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+STORE = Path(__file__).parent / "fixtures" / "contradiction-store"
 
 
 def _typed_of(text: str) -> dict[str, set[object]]:
@@ -153,3 +155,17 @@ def test_two_ages_told_years_apart_may_both_hold() -> None:
     assert not _detect(
         "Tomasz is 34 years old.", "Tomasz turned 37 last month.", timedelta(days=3 * 365)
     )
+
+
+def test_two_ages_of_a_person_meet_as_candidates_in_a_store() -> None:
+    """In a store of many facts about one person the name is everywhere, so it blocks
+    nothing; an age meets the person's other ages whatever the verb (the third held-out
+    store half: "Aiko is 41 years old" / "Aiko turned 38 in March")."""
+    from auditor.tools.evaluate import load_corpus
+
+    views, _labels = load_corpus(STORE / "heldout-3", load_settings())
+    aiko = [v for v in views if v.subject.endswith("aiko")]
+    ids = [v.memory_id for v in aiko]
+    older = ids[[v.fact for v in aiko].index("Aiko is 41 years old.")]
+    newer = ids[[v.fact for v in aiko].index("Aiko turned 38 in March.")]
+    assert frozenset({older, newer}) in candidate_pairs(aiko)

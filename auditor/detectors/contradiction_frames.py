@@ -524,10 +524,13 @@ def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
 
 
 def frame_keys(frame: Frame) -> list[str]:
-    """Blocking keys of a frame: memories whose frames share one meet as candidates."""
-    if frame.lang == "ko":
-        return ["kh:" + "".join(sorted(frame.head))[:40]]
-    return ["eh:" + " ".join(sorted(frame.head)) + "|" + frame.rel]
+    """Blocking keys of a frame: memories whose frames share one meet as candidates. An age
+    meets the head's other ages whatever the verb ("is 41 years old" / "turned 38")."""
+    head = "".join(sorted(frame.head))[:40] if frame.lang == "ko" else " ".join(sorted(frame.head))
+    keys = ["kh:" + head] if frame.lang == "ko" else ["eh:" + head + "|" + frame.rel]
+    if "age" in _typed_kinds(frame):
+        keys.append("age:" + head)
+    return keys
 
 
 def heads_match(a: Frame, b: Frame) -> bool:
