@@ -31,6 +31,16 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
         ),
         ("Sends reports as PDF files.", "Sends reports as Word files rather than PDFs.", True),
         ("도윤은 일정을 구글 캘린더에 적는다.", "도윤은 일정을 캘린더 말고 아웃룩에 적는다.", True),
+        (
+            "Keeps her reading notes in Bear.",
+            "Moved the notes to Logseq and no longer uses Bear.",
+            True,
+        ),
+        (
+            "Uses Slack for team chat.",
+            "Stopped using Slack last month; the team is on Discord.",
+            True,
+        ),
     ],
 )
 def test_a_stated_value_ruled_out_as_an_alternative(
@@ -59,6 +69,7 @@ def test_a_stated_value_ruled_out_as_an_alternative(
             "Its real name was the Southern Rovers, not the Northern Rovers.",
         ),
         ("Figma " * 80 + "is used.", "Works in Penpot, not Figma."),  # a long text is not read
+        ("Uses Notion for notes.", "No longer uses Evernote."),  # given up, never stated
     ],
 )
 def test_no_denial(older: str, newer: str) -> None:

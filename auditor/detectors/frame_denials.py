@@ -23,10 +23,13 @@ from auditor.detectors.contradiction_frames import another_person, frames_of, te
 
 __all__ = ["Denial", "denied_alternative", "denied_index_keys"]
 
-#: ", not Y" / ", never Y" / "instead of Y" / "rather than Y" (a preposition and an article
+#: ", not Y" / ", never Y" / "instead of Y" / "rather than Y", and a tool given up: "no
+#: longer uses Y", "stopped using Y", "switched away from Y" (a preposition and an article
 #: may stand before Y: "never as PDFs", "not on Etsy"); Y is the group. Linear time.
 _EN_ALTERNATIVE = re.compile(
-    r"(?:,\s*(?:but\s+)?(?:not|never)|\binstead\s+of|\brather\s+than)"
+    r"(?:,\s*(?:but\s+)?(?:not|never)|\binstead\s+of|\brather\s+than"
+    r"|\bno\s+longer\s+(?:uses|use|using|works\s+(?:in|with|on|at)|keeps\s+\w+\s+(?:in|on))"
+    r"|\bstopped\s+using|\bswitched\s+away\s+from|\bmoved\s+away\s+from)"
     r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the)\s+)?"
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,
@@ -43,10 +46,15 @@ _MAX_TOKENS = 40
 #: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
 _KO_CUES = ("아니", "말고", "대신")
 #: a cheap test before the English pattern runs
-_EN_CUE = re.compile(r"\b(?:not|never|instead|rather)\b", re.IGNORECASE)
+_EN_CUE = re.compile(r"\b(?:not|never|instead|rather|longer|stopped|away)\b", re.IGNORECASE)
 #: the most words of an alternative read ("the Army of Northern Virginia")
 _PHRASE_WORDS = 5
 _PHRASE_CHARS = 80
+#: what ends an alternative's phrase: punctuation, or a word of time or cause after it
+_PHRASE_END = re.compile(r"[,.;:!?()\[\]\n]")
+_PHRASE_STOPS = frozenset(
+    {"last", "next", "this", "since", "because", "when", "after", "before", "until", "ago"}
+)
 #: how many tokens before a stated alternative are searched for a negation of its own
 _NEGATION_REACH = 5
 _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "without"})
@@ -137,12 +145,13 @@ def _alternatives(text: str) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
             if key:
                 out.append(((key,), (m.start(group), m.end(group))))
     for m in _EN_ALTERNATIVE.finditer(text):
-        toks = _tokens(text[m.start(1) : m.start(1) + _PHRASE_CHARS])
+        phrase = _PHRASE_END.split(text[m.start(1) : m.start(1) + _PHRASE_CHARS], maxsplit=1)[0]
+        toks = _tokens(phrase)
         if not toks or toks[0].low in skip:
             continue
         keys: list[str] = []
         for t in toks[:_PHRASE_WORDS]:
-            if not t.low[:1].isalnum() or t.low in stops:
+            if not t.low[:1].isalnum() or t.low in stops or t.low in _PHRASE_STOPS:
                 break
             if t.low not in skip and t.key:
                 keys.append(t.key)
