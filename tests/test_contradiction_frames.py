@@ -147,6 +147,14 @@ def test_only_against_a_longer_list_is_a_rule_conflict() -> None:
     assert not read_pair("회의는 목요일에만 잡는다.", "회의는 목요일에 잡는다.").signals
 
 
+def test_closed_on_a_day_rules_out_opening_every_day() -> None:
+    """"Closed on D" is "never open on D", of the same place only."""
+    assert never_every("The bakery is closed on Mondays.", "The bakery is open every day.")
+    assert never_every("Her shop is closed on Sundays.", "Her shop opens every day.")
+    assert not never_every("The bank is closed on Sundays.", "The bakery opens every day.")
+    assert not never_every("The bakery is closed on Mondays.", "The bakery opens on Saturdays.")
+
+
 def test_never_every_needs_a_shared_action() -> None:
     assert never_every("Never cooks on Mondays.", "Cooks every day.")
     assert not never_every("Never cooks on Mondays.", "Runs every day.")

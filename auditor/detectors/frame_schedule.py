@@ -48,6 +48,10 @@ class _Schedule:
 
 
 _ALL_DAYS = frozenset(range(1, 8))
+#: "closed" as a state rules out its opposite's days ("closed on Wednesdays" / "opens every
+#: day"), keyed as "open" is
+_CLOSED = "closed"
+_CLOSED_KEY, _OPEN = stem(_CLOSED), stem("open")
 
 
 _NOTHING = _Schedule(frozenset(), frozenset(), frozenset())
@@ -65,7 +69,8 @@ def _schedule(text: str) -> _Schedule:
         every = any(w in text for w in d["every_day_ko"])
         recurring = every or any(w in text for w in ("매주", "마다"))
     else:
-        neg = any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
+        closed = _CLOSED in lows  # "is closed on Wednesdays": never open on Wednesdays
+        neg = closed or any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
         every = _has_phrase(lows, d["every_day_phrases"])
         # "every Saturday", "on Saturdays": a plural day name recurs
         recurring = every or "every" in lows or any(w.endswith("s") and w in _days() for w in lows)
@@ -75,6 +80,8 @@ def _schedule(text: str) -> _Schedule:
     if not (said or every):
         return _NOTHING
     ordered = _ko_keys(toks) if ko else _en_keys(toks)
+    if not ko and _CLOSED in lows:
+        ordered = [_OPEN if k == _CLOSED_KEY else k for k in ordered]
     first = ordered[0] if ordered else ""
     keys = frozenset(ordered[1:]) - {first}
     if neg:
@@ -154,6 +161,8 @@ def never_every(a_text: str, b_text: str) -> bool:
         shared = no.keys & yes.keys
         if yes.recurs_on != _ALL_DAYS:
             shared -= generic_verbs()
+        if shared == {_OPEN} and no.first != yes.first:
+            continue  # "the bank is closed on Sundays" / "the bakery opens every day"
         if shared:
             return True
         # one subject, and one fact names no action but the day ("Standups never happen
