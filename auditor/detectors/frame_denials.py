@@ -1,7 +1,9 @@
 """A negated alternative that rules out what another memory states: "Daniel's team stores
-all models in MLflow" / "... tracks models with Weights & Biases, not MLflow", "I use R for
-statistics" / "I do all my analysis in Python, never R", "회의록을 노션에 정리한다" / "노션이
-아니라 컨플루언스에 작성한다".
+all models in MLflow" / "... tracks models with Weights & Biases, not MLflow", "Grace sells
+her work on Etsy" / "Grace's shop runs on Shopify, not Etsy", "회의록을 노션에 정리한다" /
+"노션이 아니라 컨플루언스에 작성한다", "keeps her notes in Evernote" / "no longer uses
+Evernote". A one-letter alternative ("Python, never R") has no candidate-index key, so in
+a store it meets the other memory only through other shared words (a known miss).
 
 "X, not Y" names Y only to deny it. Against a memory that says nothing of Y it adds detail
 (a restatement, "Uses Vite" / "Uses Vite, not Webpack"); against a memory that gives Y as
