@@ -44,13 +44,13 @@ _EN_DERIVED = (("ment", 3), ("al", 4))
 _KO_DAY = ("일", "날")
 
 
-def anchored_typed(a_text: str, b_text: str, a_owners: frozenset[str] = frozenset()) -> str | None:
+def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset()) -> str | None:
     """The typed kind two short facts give different values of one event or amount, or None.
 
     Args:
         a_text: the older fact.
         b_text: the newer fact.
-        a_owners: possessor keys of either fact's frames (an extra word that is one names
+        owners: possessor keys of either fact's frames (an extra word that is one names
             another thing).
 
     Returns:
@@ -75,7 +75,7 @@ def anchored_typed(a_text: str, b_text: str, a_owners: frozenset[str] = frozense
     if len(only_a) + len(only_b) > 1 or len(words_a & words_b) < 2:  # noqa: PLR2004
         return None
     extra = only_a | only_b
-    if extra & (_relatives() | a_owners):
+    if extra & (_relatives() | owners):
         return None  # "my rent" / "my sister's rent"
     return kind
 
