@@ -148,7 +148,7 @@ def test_only_against_a_longer_list_is_a_rule_conflict() -> None:
 
 
 def test_closed_on_a_day_rules_out_opening_every_day() -> None:
-    """"Closed on D" is "never open on D", of the same place only."""
+    """ "Closed on D" is "never open on D", of the same place only."""
     assert never_every("The bakery is closed on Mondays.", "The bakery is open every day.")
     assert never_every("Her shop is closed on Sundays.", "Her shop opens every day.")
     assert not never_every("The bank is closed on Sundays.", "The bakery opens every day.")
