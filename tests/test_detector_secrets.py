@@ -12,6 +12,7 @@ from auditor.config import load_settings
 from auditor.detectors import secrets as secrets_mod
 from auditor.detectors.base import DetectContext, Detection, MemoryView
 from auditor.detectors.secrets import SecretsDetector, entity_for
+from auditor.detectors.secrets_filters import placeholder_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "eval" / "secrets-detect-secrets"
@@ -292,6 +293,12 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
     OpenAI and a SendGrid key, each one character or part off the vendor's format), which a
     memory store should not keep either, so the false-alarm bound went from 7% to 10% (8 of
     81) and the F1 bound from 0.97 to 0.96.
+
+    Some positives are placeholder runs (``AKIAZZZZZZZZZZZZZZZZ``, ``SKxxxx...``,
+    ``npm_xxxxxxxxxxx``): detect-secrets' fixtures for its regexes, which issue 10 asks us
+    not to report. Since 2026-12-06 (a run nearly filling a value is refused like one
+    filling it) they are checked apart: none of them is reported, and recall is measured on
+    the others.
     """
     from auditor.tools.splits import recorded_splits
 
@@ -300,19 +307,34 @@ def test_detect_secrets_corpus(detector: SecretsDetector, ctx: DetectContext) ->
     positives = set(labels["memory_labels"])
     ignore = set(labels["ignore"])
     tp = fp = fn = negatives = 0
+    placeholders: list[str] = []
     for line in (CORPUS / "memories.jsonl").open(encoding="utf-8"):
         rec = json.loads(line)
         mid = rec["memory_id"]
         if mid in ignore or split[mid] == "test":
             continue
         hit = bool(detector.analyze(_view(rec["fact"], mid), ctx))
-        if mid in positives:
+        if mid in positives and _placeholder_run(rec["fact"]):
+            placeholders.append(rec["fact"])
+            assert not hit, rec["fact"]
+        elif mid in positives:
             tp += hit
             fn += not hit
         else:
             negatives += 1
             fp += hit
+    assert placeholders  # the corpus still holds such fixtures: the check above ran
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert recall >= 0.98
     assert fp / negatives <= 0.10
     assert 2 * precision * recall / (precision + recall) >= 0.96
+
+
+def _placeholder_run(fact: str) -> bool:
+    """Whether a word of ``fact`` is a placeholder run by the format-level check."""
+    words = (w.strip(".,:;\"'`()") for w in fact.split())
+    return any(
+        len(w) >= 12
+        and placeholder_reason(w.rsplit("=", 1)[-1], level="format") == "placeholder_run"
+        for w in words
+    )
