@@ -210,7 +210,7 @@ def _ko_number(
     elif unit.startswith("년") and _FIRST_YEAR <= int(num_s) <= _LAST_YEAR:
         out.setdefault("year", set()).add(int(num_s))  # "1995년": a year, no duration
     elif unit.startswith("살") or (unit.startswith("세") and not unit.startswith(_KO_NOT_AGE)):
-        if 0 < int(num_s) <= _MAX_AGE:  # "28살", "7세": an age
+        if _age_number(float(num_s)):  # "28살", "7세": an age
             out.setdefault("age", set()).add(float(num_s))
     elif unit.startswith("일") and i > 0 and toks[i - 1].low.startswith(_KO_MONTHLY):
         if 1 <= int(num_s) <= 31:  # noqa: PLR2004 - "매달 25일": a day of every month
@@ -292,7 +292,7 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
             continue
         if i == len(toks) - 1 and i > 0 and toks[i - 1].low in AGE_VERBS:
             num = _number(low)  # "Ben turned 36."
-            if num is not None and num.is_integer() and 0 < num <= _MAX_AGE:
+            if num is not None and _age_number(num):
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
@@ -343,20 +343,29 @@ def _number_and_unit(
         out.setdefault("count:" + nxt_key, set()).add(num)
 
 
-def _age(toks: Sequence[Tok], i: int, num: float) -> bool:
-    """Whether the number at ``i`` (not the last token) is a person's age: "34 years old",
-    "turned 36", "turns 10 this year", "aged 40" (no unit or counted noun after it)."""
-    if not num.is_integer() or not 0 < num <= _MAX_AGE:
-        return False
-    nxt = toks[i + 1].low
-    if nxt in _AGE_YEARS:
-        return i + 2 < len(toks) and toks[i + 2].low == "old"
-    if i == 0 or toks[i - 1].low not in AGE_VERBS:
-        return False
+def _age_number(num: float | None) -> bool:
+    """Whether a number can be a person's age (a whole number up to :data:`_MAX_AGE`)."""
+    return num is not None and num.is_integer() and 0 < num <= _MAX_AGE
+
+
+def _no_unit(nxt: str) -> bool:
+    """Whether the word after a number leaves it bare: no unit, no counted noun ("turned
+    36 last month", not "turned 3 pages" or "turned 90 degrees")."""
     d = _data()
     return nxt not in d["duration_units"] and not (
         nxt not in d["determiners_set"] and _counts(nxt, d)
     )
+
+
+def _age(toks: Sequence[Tok], i: int, num: float) -> bool:
+    """Whether the number at ``i`` (not the last token) is a person's age: "34 years old",
+    "turned 36", "turns 10 this year", "aged 40" (no unit or counted noun after it)."""
+    if not _age_number(num):
+        return False
+    nxt = toks[i + 1].low
+    if nxt in _AGE_YEARS:
+        return i + 2 < len(toks) and toks[i + 2].low == "old"
+    return i > 0 and toks[i - 1].low in AGE_VERBS and _no_unit(nxt)
 
 
 def age_after_verb(verb: str, value_toks: Sequence[Tok]) -> float | None:
@@ -365,15 +374,9 @@ def age_after_verb(verb: str, value_toks: Sequence[Tok]) -> float | None:
     if verb not in AGE_VERBS or not value_toks:
         return None
     num = _number(value_toks[0].low)
-    if num is None or not num.is_integer() or not 0 < num <= _MAX_AGE:
+    if num is None or not _age_number(num):
         return None
-    if len(value_toks) == 1:
-        return num
-    d = _data()
-    nxt = value_toks[1].low
-    if nxt in d["duration_units"] or (nxt not in d["determiners_set"] and _counts(nxt, d)):
-        return None
-    return num
+    return num if len(value_toks) == 1 or _no_unit(value_toks[1].low) else None
 
 
 def _ko_clock(num_s: str, unit: str, toks: Sequence[Tok], i: int, out: dict[str, set[Any]]) -> bool:
