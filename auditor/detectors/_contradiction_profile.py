@@ -40,7 +40,7 @@ from auditor.detectors._contradiction_text import (
     stem,
     token_at,
 )
-from auditor.detectors._frame_words import _data as _frame_data
+from auditor.detectors._frame_words import relatives
 from auditor.detectors._literals import LiteralSet, necessary_literals
 from auditor.detectors.prefilter import fold
 
@@ -511,21 +511,10 @@ def _traits(
 _SOMEONE_WINDOW = 6
 
 
-@functools.cache
-def _relatives() -> tuple[frozenset[str], tuple[str, ...]]:
-    """(English stems, Korean words) of the people a fact may name beside its subject
-    (``relatives`` of the frames' data file)."""
-    words = _frame_data()["relatives"]
-    return (
-        frozenset(stem(w) for w in words if w.isascii()),
-        tuple(w for w in words if not w.isascii()),
-    )
-
-
 def _someone_else(tokens: Sequence[Token], first: int) -> bool:
     """Whether a relative is named in the same clause just before the token at ``first``
     ("her husband loves shrimp", "남편은 새우를 좋아한다"): the mention is that person's."""
-    en, ko = _relatives()
+    en, ko = relatives()
     clause = tokens[first].clause
     for t in tokens[max(0, first - _SOMEONE_WINDOW) : first]:
         if t.clause != clause:

@@ -150,6 +150,17 @@ def _ko_key(word: str) -> str:
     return w
 
 
+@functools.cache
+def relatives() -> tuple[frozenset[str], tuple[str, ...]]:
+    """(English stems, Korean words) of ``relatives`` in the data file: the people a fact
+    may name beside its subject ("sister", "동생")."""
+    words = _data()["relatives"]
+    return (
+        frozenset(stem(w) for w in words if w.isascii()),
+        tuple(w for w in words if not w.isascii()),
+    )
+
+
 #: a Korean word without its particle or verb/copula ending (for other detectors' tokens)
 ko_key = _ko_key
 

@@ -58,6 +58,7 @@ from auditor.detectors._frame_words import (
     age_after_verb,
     ko_key,
     modality_of,
+    relatives,
 )
 from auditor.detectors.frame_anchors import ages_close, folded, other_period
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
@@ -624,19 +625,13 @@ def _other_relation(a: Frame, b: Frame) -> bool:
     return group is None or group != _relation_group(b.rel)
 
 
-@functools.cache
-def _relatives() -> frozenset[str]:
-    """``relatives`` of the data file, keyed as English heads are."""
-    return frozenset(stem(w) for w in _data()["relatives"] if w.isascii())
-
-
 def another_person(a: Frame, b: Frame) -> bool:
     """Whether two English heads name different people beside the subject: a relative in
     one that the other lacks ("her birthday" / "her mother's birthday", "his son's school" /
     "his daughter's school")."""
     if a.lang != "en" or b.lang != "en":
         return False
-    people = _relatives()
+    people = relatives()[0]
     return (a.head & people) != (b.head & people)
 
 

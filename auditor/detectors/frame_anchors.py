@@ -21,7 +21,15 @@ import functools
 from typing import Any
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _month_names, _tokens, _typed
+from auditor.detectors._frame_words import (
+    Tok,
+    _data,
+    _is_hangul,
+    _month_names,
+    _tokens,
+    _typed,
+    relatives,
+)
 from auditor.detectors.frame_occasions import SCOPE_KINDS, scope_words
 
 __all__ = ["AGE_APART", "ages_close", "anchored_typed", "folded", "other_period"]
@@ -75,7 +83,8 @@ def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset(
     if len(only_a) + len(only_b) > 1 or len(words_a & words_b) < 2:  # noqa: PLR2004
         return None
     extra = only_a | only_b
-    if extra & (_relatives() | owners):
+    people_en, people_ko = relatives()
+    if extra & (people_en | set(people_ko) | owners):
         return None  # "my rent" / "my sister's rent"
     return kind
 
@@ -152,11 +161,3 @@ def _skipped() -> frozenset[str]:
     words |= {"my", "his", "her", "their", "our", "your", "i", "we", "he", "she", "they", "it"}
     words |= {"a", "an", "the", "this", "that", "last", "next", "per", "old", "year"}
     return frozenset(words)
-
-
-@functools.cache
-def _relatives() -> frozenset[str]:
-    """``relatives`` of the data file, keyed as tokens are."""
-    return frozenset(stem(w) for w in _data()["relatives"] if w.isascii()) | frozenset(
-        w for w in _data()["relatives"] if not w.isascii()
-    )
