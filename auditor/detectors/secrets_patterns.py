@@ -191,6 +191,14 @@ _VENDOR_FORMATS: tuple[tuple[str, str, tuple[str, ...], float], ...] = (
     ),
     # Okta API tokens after the SSWS scheme
     ("okta_api_token", r"(?<=SSWS )00[A-Za-z0-9_-]{40}(?![\w-])", ("ssws",), 0.9),
+    # Discord webhooks: anyone holding the URL can post as the hook
+    (
+        "discord_webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/"
+        r"[A-Za-z0-9_\-]{60,72}(?![\w-])",
+        ("discord",),
+        0.9,
+    ),
     # Microsoft Teams incoming webhooks on the Office 365 domain
     (
         "teams_incoming_webhook",
@@ -356,9 +364,10 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         id="password_cli_flag",  # "psexec \\\\host -u admin -p VALUE", "-Password VALUE"
         entity="password_in_text",
         regex=re.compile(
-            r"(?:\s-u(?:ser)?\s{1,3}[^\s-][^\s]{0,63}\s{1,3}-p(?:w|ass|assword)?"
-            r"|\s-password|\s--password|\s--passwd)"
-            r"(?:\s{1,3}|=)(?P<val>[^\s\"'`$%{<]{4,64})(?=\s|$)",
+            r"(?:\s-u(?:ser)?\s{1,3}[^\s-][^\s]{0,63}\s{1,3}-p(?:(?:w|ass|assword)?(?:\s{1,3}|=)"
+            r"|(?=[^\s=\-]))"  # mysql's "-u root -pVALUE": the value glued to the flag
+            r"|\s-password(?:\s{1,3}|=)|\s--password(?:\s{1,3}|=)|\s--passwd(?:\s{1,3}|=))"
+            r"(?P<val>[^\s\"'`$%{<]{4,64})(?=\s|$)",
             _I,
         ),
         group="val",
@@ -366,6 +375,50 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         check="password",
         priority=2,
         gate=("-p", "-password", "--passw"),
+    ),
+    ExtraPattern(
+        id="password_after_with",  # "ssh in with password VALUE", "log in using the password VALUE"
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:with|using|use)\s{{1,3}}(?:the\s{{1,3}}|a\s{{1,3}})?(?:{_PW_STRONG})"
+            # (not hyphenated words: "with password Manager-generated values")
+            rf"(?![A-Za-z])\s{{1,3}}(?![A-Za-z]+(?:-[A-Za-z]+)+(?:[\s.,;:!?]|$)){_PW_VALUE}",
+            _I,
+        ),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=_PW_GATE,
+    ),
+    ExtraPattern(
+        id="login_pair",  # "the login for the router is admin / VALUE", "credentials: root/VALUE"
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])(?:log[ -]?in|sign[ -]?in|credentials?|creds){_PW_QUALIFIER}"
+            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK})[^\s/:=]{{1,64}}\s{{0,2}}/\s{{0,2}}{_PW_VALUE}",
+            _I,
+        ),
+        group="val",
+        score=0.8,
+        check="password",
+        priority=2,
+        gate=("login", "log in", "log-in", "signin", "sign in", "sign-in", "cred"),
+    ),
+    ExtraPattern(
+        id="google_app_password",  # sixteen letters in four groups, as Google shows them
+        entity="password_in_text",
+        regex=re.compile(
+            rf"(?<![A-Za-z])app[ \-]?passwords?{_PW_QUALIFIER}"
+            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}|\s{{1,3}})[\"'`]?"
+            r"(?P<val>[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![A-Za-z])",
+            _I,
+        ),
+        group="val",
+        score=0.85,
+        check="placeholder",
+        priority=2,
+        gate=("app password", "app-password", "apppassword"),
     ),
     ExtraPattern(
         id="token_prose",
