@@ -59,6 +59,8 @@ CONFLICTS = [
     ("Rent is due on the 5th of each month.", "Rent is due on the 28th of each month."),
     ("디자인 리뷰는 매주 화요일이다.", "디자인 리뷰는 매주 금요일에 열린다."),
     ("정기 점검일은 6월 2일이다.", "정기 점검일은 8월 19일이다."),
+    # one weekday each for a named meeting, each with its time (no occasions beside a value)
+    ("The ops review is on Tuesday mornings at 9:15.", "The ops review is every Friday at 11:00."),
     # exclusive named values outside any list
     ("The Quill editor is licensed under ISC.", "The Quill editor is licensed under LGPL-2.1."),
     ("The search cluster runs on FreeBSD.", "The search cluster runs on Ubuntu."),
@@ -95,6 +97,7 @@ NON_CONFLICTS = [
     ("The Quill editor is licensed under ISC.", "The Inkpot viewer is licensed under LGPL-2.1."),
     ("The design crit is on Fridays.", "The design crit lasts 25 minutes."),
     ("The design crit lasts 25 minutes.", "The ops retro lasts 50 minutes."),
+    ("The gallery is open from 9 on Tuesdays.", "The gallery is open from 11 on Sundays."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),
     ("프론트엔드는 Netlify에 배포한다.", "백엔드는 Render에 배포한다."),
@@ -129,6 +132,12 @@ def test_frame_reads_head_relation_and_value() -> None:
     assert frame.values == frozenset({"isc"})
     text = "The Quill editor is licensed under ISC."
     assert text[frame.span[0] : frame.span[1]] == "ISC"
+
+
+def test_a_possessed_plural_is_a_noun_and_a_base_verb_follows() -> None:
+    (frame,) = frames_of("Vela's releases go out every two weeks.")
+    assert frame.head == frozenset({"vela", "releas"})
+    assert frame.rel == "go out"
 
 
 def test_typed_values_decide_and_overlapping_values_do_not() -> None:
@@ -199,6 +208,11 @@ def test_modality() -> None:
     assert text_modality("Used to live in Porto.") == "past"
     assert text_modality("Lives in Porto.") == "current"
     assert text_modality("내년에 이사할 계획이다.") == "plan"
+    # "plan" words as nouns or modifiers name a thing, not a plan
+    assert text_modality("Her phone plan is with Vodafone.") == "current"
+    assert text_modality("The weekly planning call is on Mondays.") == "current"
+    assert text_modality("The plan is to move in May.") == "plan"
+    assert text_modality("Is planning a trip to Oslo.") == "plan"
 
 
 def test_reasons_never_carry_the_values() -> None:

@@ -479,6 +479,21 @@ def _ko_negated(toks: Sequence[Tok]) -> bool:
     return False
 
 
+#: "plan" words that are also nouns or noun modifiers ("phone plan", "planning call"):
+#: a plan only as a verb or with what is planned after them ("plans to", "planning a")
+_PLAN_NOUNS = frozenset({"plan", "plans", "planning", "planned"})
+_PLAN_OBJECT = frozenset({"to", "on", "a", "an", "the", "for", "what", "our", "his", "her"})
+
+
+def _plan_verb(lows: Sequence[str], i: int) -> bool:
+    """Whether the plan word at ``i`` states a plan ("plans to move", "planning a trip",
+    "the plan is to move") rather than naming a thing ("phone plan", "planning call")."""
+    nxt = lows[i + 1] if i + 1 < len(lows) else ""
+    if nxt in _PLAN_OBJECT:
+        return True
+    return nxt in ("is", "was") and i + 2 < len(lows) and lows[i + 2] == "to"
+
+
 def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
     """Whether a sentence (its lower-case tokens and text) states the present, a plan, a
     past state or a hypothetical."""
@@ -495,7 +510,10 @@ def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
         return "current"
     if any(w in d["hypothetical_words_set"] for w in lows):
         return "hypothetical"
-    if any(w in d["plan_words_set"] for w in lows) or _has_phrase(lows, ["going to"]):
+    if any(
+        w in d["plan_words_set"] and (w not in _PLAN_NOUNS or _plan_verb(lows, i))
+        for i, w in enumerate(lows)
+    ) or _has_phrase(lows, ["going to"]):
         return "plan"
     if _has_phrase(lows, d["past_words"]):
         return "past"

@@ -158,6 +158,10 @@ def _after_plain_subject(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> b
 
 #: words in -s that open a sentence without being its verb ("Thanks for your help")
 _NOT_VERBS = frozenset({"thanks", "regards", "cheers", "congrats", "greetings", "news"})
+#: "'s" that is "is" or "us", not a possessive ("it's", "let's")
+_CONTRACTED_IS = frozenset(
+    {"it's", "that's", "he's", "she's", "what's", "there's", "here's", "who's", "let's"}
+)
 #: at most this many words of a subject before a verb in -s ("The user prefers", "Chloe bakes")
 _SUBJECT_WORDS = 2
 
@@ -169,6 +173,24 @@ def _lead_skip() -> frozenset[str]:
     return frozenset(d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"])
 
 
+def _after_possessed_plural(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> bool:
+    """Whether the word at ``i`` is a verb in the base form right after a possessed plural
+    noun ("Kestrel's releases go out", "Hana's shifts start at 7")."""
+    if i < 2 or toks[i - 2].low in _CONTRACTED_IS or not toks[i - 2].low.endswith("'s"):  # noqa: PLR2004
+        return False
+    noun, low = toks[i - 1].low, toks[i].low
+    return (
+        noun.isalpha()
+        and noun.endswith("s")
+        and not noun.endswith(("ss", "us", "is"))
+        and low.isalpha()
+        and low not in d["prepositions_set"]
+        and low not in d["determiners_set"]
+        and low not in d["qualifiers_set"]
+        and low not in ("and", "or", "of")
+    )
+
+
 def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
     d = _data()
     low = toks[i].low
@@ -178,6 +200,10 @@ def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
         return True
     if i > 0 and toks[i - 1].low in d["determiners_set"] and toks[i - 1].low != "a":
         return False  # "the store opens": a noun after an article ("Server A runs": a name)
+    if i > 0 and toks[i - 1].low.endswith("'s") and toks[i - 1].low not in _CONTRACTED_IS:
+        return False  # "Kestrel's releases go out": a noun after a possessive
+    if _after_possessed_plural(toks, i, d):
+        return True  # "Kestrel's releases go out", "Hana's shifts start at 7"
     if low in d["relation_verbs_set"]:
         return True
     if low in AGE_VERBS and i + 1 < len(toks) and _number(toks[i + 1].low) is not None:

@@ -41,12 +41,34 @@ def other_occasions(a: Frame, b: Frame) -> bool:
         for k in SCOPE_KINDS
     ):
         return False
+    if _one_day_each(a, b, ta, tb):
+        return False  # "the team sync is on Mondays at 9:30" / "every Wednesday at 10:00"
     if (set(ta) & set(tb)) - set(SCOPE_KINDS):
         return True  # a time, count or amount on both sides beside the scope
     # another value beside the scope: "5km" / "10km", "coffee in the morning" / "tea in the
     # afternoon", "회사 근처에서" / "집에서"
     rest_a, rest_b = a.values - scope_words(), b.values - scope_words()
     return bool(rest_a - rest_b and rest_b - rest_a)
+
+
+def _one_day_each(a: Frame, b: Frame, ta: dict[str, Any], tb: dict[str, Any]) -> bool:
+    """Whether a named thing is said to be on one weekday in each fact, two different ones
+    ("Daniel's team sync is on Monday mornings at 9:30" / "is every Wednesday at 10:00"):
+    the day is the value, with its time, not an occasion beside another value. Not when a
+    word beside them is a state ("the clinic is open from 9 on Tuesdays")."""
+    days_a, days_b = ta.get("weekday", set()), tb.get("weekday", set())
+    scope = scope_words()
+    return (
+        a.rel == b.rel == "="
+        and not any(w not in scope and not any(c.isdigit() for c in w) for w in a.values)
+        and not any(w not in scope and not any(c.isdigit() for c in w) for w in b.values)
+        and a.subject
+        and b.subject
+        and a.functional
+        and b.functional
+        and len(days_a) == len(days_b) == 1
+        and not (days_a & days_b)
+    )
 
 
 def other_activity(a: Frame, b: Frame) -> bool:
