@@ -72,6 +72,8 @@ CONFLICTS = [
     ("Never runs backups on Saturdays.", "Runs backups every day."),
     ("토요일에는 절대 야근하지 않는다.", "매일 야근한다."),
     ("빨래는 일요일에만 한다.", "빨래는 일요일과 수요일에 한다."),
+    # "only" with a gloss in parentheses ("워드(DOCX) 파일로만")
+    ("회의록은 워드(DOCX) 파일로만 남긴다.", "회의록은 노션 페이지로 남긴다."),
     # two lengths or counts of one recurring thing
     ("The design crit lasts 25 minutes.", "The design crit lasts three hours."),
     ("The on-call shift lasts one week.", "The on-call shift lasts two weeks."),
@@ -105,6 +107,8 @@ NON_CONFLICTS = [
     ("I am left-handed.", "I am a night owl."),
     ("저는 개발자입니다.", "저는 두 아이의 아빠입니다."),
     ("사용자는 재즈를 좋아한다.", "사용자는 국악을 좋아한다."),
+    # "only" against a verb of many values needs a shared purpose (쓰다: languages, a laptop)
+    ("민수는 집에서 자바와 코틀린(Kotlin)을 쓴다.", "민수는 맥북만 쓴다."),
     # hypotheticals
     (
         "The scheduler is written in Java.",

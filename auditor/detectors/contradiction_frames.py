@@ -778,9 +778,11 @@ def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[st
     """Whether ``x`` restricts the relation to short values ("only drinks decaf", "uses
     Sketch for all design work") and ``y`` gives it another ("drinks green tea", "uses
     Figma for design work"): a rule and a fact that breaks it, short values only. A
-    generic verb ("takes the bus" / "takes vitamin D") needs a shared purpose as well."""
-    if x.rel.split(" ", 1)[0] in generic_verbs() and not (x.values & y.values):
-        return False
+    generic verb ("takes the bus" / "takes vitamin D", "쓴다") needs a shared purpose as
+    well."""
+    shared = (x.values & y.values) - {x.rel, y.rel}  # (a Korean verb is among its values)
+    if x.rel.split(" ", 1)[0] in generic_verbs() and not shared:
+        return False  # "리눅스 노트북만 쓴다" / "파이썬과 고를 쓴다": "use" holds many things
     return (
         x.only
         and not x.typed  # "only answers email in the afternoon": the time may be what is only

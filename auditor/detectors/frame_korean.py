@@ -139,6 +139,20 @@ def _owners_and_roles(
     return owners, roles
 
 
+def _parenthesised(toks: Sequence[Tok]) -> set[int]:
+    """Indexes of the tokens inside parentheses (a gloss of the word before them)."""
+    out: set[int] = set()
+    depth = 0
+    for k, t in enumerate(toks):
+        if t.low == "(":
+            depth += 1
+        elif t.low == ")":
+            depth = max(depth - 1, 0)
+        elif depth:
+            out.add(k)
+    return out
+
+
 def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     """The frame of a Korean sentence: with a topic ("X는 ..."), an existential, or a habit."""
     d = _data()
@@ -159,8 +173,15 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
             break
     qual = d["qualifiers_set"] | d["ko_light_verbs_set"]
     glued = _glued_particles(value_toks)  # "TIFF로만", "iOS와": particles, not values
+    aside = _parenthesised(value_toks)  # "한글(HWP) 파일로만": a gloss, not another value
     values = frozenset(
-        t.key for k, t in enumerate(value_toks) if t.key and t.key not in qual and k not in glued
+        t.key
+        for k, t in enumerate(value_toks)
+        if t.key
+        and any(c.isalnum() for c in t.key)
+        and t.key not in qual
+        and k not in glued
+        and k not in aside
     )
     typed = _typed(value_toks, True)
     if not values and not typed:
