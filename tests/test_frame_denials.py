@@ -41,6 +41,10 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
             "Stopped using Slack last month; the team is on Discord.",
             True,
         ),
+        # a thing one is said not to have, against a memory that has it
+        ("Rafael rides his bike to the studio.", "Rafael doesn't own a bike anymore.", True),
+        ("하준이는 차가 없어서 지하철을 탄다.", "하준이의 차는 검은색 쏘렌토다.", False),
+        ("하준이는 강아지가 없다.", "하준이는 작은 강아지를 키운다.", False),
     ],
 )
 def test_a_stated_value_ruled_out_as_an_alternative(
@@ -70,6 +74,9 @@ def test_a_stated_value_ruled_out_as_an_alternative(
         ),
         ("Figma " * 80 + "is used.", "Works in Penpot, not Figma."),  # a long text is not read
         ("Uses Notion for notes.", "No longer uses Evernote."),  # given up, never stated
+        # a relative's thing, and a lack of time against a "시간" that is no possession
+        ("하준이는 차가 없다.", "하준이 아내의 차는 검은색 쏘렌토다."),
+        ("하준이는 요즘 운동할 시간이 없다.", "하준이의 출근 시간은 오전 9시다."),
     ],
 )
 def test_no_denial(older: str, newer: str) -> None:
@@ -80,6 +87,9 @@ def test_index_keys_of_denied_words() -> None:
     assert denied_index_keys("Works in Penpot, not Figma.") == ["w:figma"]
     assert denied_index_keys("Works in Penpot.") == []
     assert denied_index_keys("Analysis in Python, never R.") == []  # one letter: no index key
+    # a Korean noun one lacks, with the particles its index keys carry ("w:차는")
+    keys = denied_index_keys("하준이는 차가 없다.")
+    assert "w:차는" in keys and "w:차" in keys
 
 
 def test_a_denier_meets_the_memory_that_states_the_word() -> None:

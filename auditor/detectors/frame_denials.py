@@ -2,8 +2,12 @@
 all models in MLflow" / "... tracks models with Weights & Biases, not MLflow", "Grace sells
 her work on Etsy" / "Grace's shop runs on Shopify, not Etsy", "회의록을 노션에 정리한다" /
 "노션이 아니라 컨플루언스에 작성한다", "keeps her notes in Evernote" / "no longer uses
-Evernote". A one-letter alternative ("Python, never R") has no candidate-index key, so in
-a store it meets the other memory only through other shared words (a known miss).
+Evernote", and a thing one is said not to have against a memory that has it: "Daniel
+bikes to work" / "doesn't own a bike", "수아의 차는 흰색 아반떼다" / "차가 없어서 버스로
+출퇴근한다" (in Korean only a thing had after a possessive, as existing, or driven or kept:
+"시간이 없다" says nothing of "출근 시간은"; a relative's thing is another person's). A
+one-letter alternative ("Python, never R") has no candidate-index key, so in a store it
+meets the other memory only through other shared words (a known miss).
 
 "X, not Y" names Y only to deny it. Against a memory that says nothing of Y it adds detail
 (a restatement, "Uses Vite" / "Uses Vite, not Webpack"); against a memory that gives Y as
@@ -20,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_key
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_key, relatives
 from auditor.detectors.contradiction_frames import another_person, frames_of, text_modality
 
 __all__ = ["Denial", "denied_alternative", "denied_index_keys"]
@@ -31,8 +35,10 @@ __all__ = ["Denial", "denied_alternative", "denied_index_keys"]
 _EN_ALTERNATIVE = re.compile(
     r"(?:,\s*(?:but\s+)?(?:not|never)|\binstead\s+of|\brather\s+than"
     r"|\bno\s+longer\s+(?:uses|use|using|works\s+(?:in|with|on|at)|keeps\s+\w+\s+(?:in|on))"
-    r"|\bstopped\s+using|\bswitched\s+away\s+from|\bmoved\s+away\s+from)"
-    r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the)\s+)?"
+    r"|\bstopped\s+using|\bswitched\s+away\s+from|\bmoved\s+away\s+from"
+    # a thing one is said not to have: "doesn't own a bike", "has no car"
+    r"|\b(?:does|do|did)(?:n't|\s+not)\s+(?:own|have)|\bhas\s+no|\bno\s+longer\s+(?:owns|has))"
+    r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the|any)\s+)?"
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,
 )
@@ -40,6 +46,10 @@ _EN_ALTERNATIVE = re.compile(
 _KO_ALTERNATIVE = re.compile(
     r"([^\s,.]{1,20}?)(?:이|가)?\s*아니(?:라|고)|([^\s,.]{1,20}?)\s*(?:말고|대신)"
 )
+#: Korean: a thing one is said not to have ("차가 없어서", "차가 없다"): the noun
+_KO_LACKS = re.compile(r"(?<![가-힣])([가-힣]{1,6}?)(?:이|가)\s*없(?:다|어|고|음|는|으|습)")
+#: the particles a Korean noun takes in a candidate index key ("w:차는")
+_KO_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "의", "로")
 
 
 #: the longest fact read (characters, then tokens): one or two sentences of a memory
@@ -48,14 +58,28 @@ _MAX_TOKENS = 40
 #: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
 _KO_CUES = ("아니", "말고", "대신")
 #: a cheap test before the English pattern runs
-_EN_CUE = re.compile(r"\b(?:not|never|instead|rather|longer|stopped|away)\b", re.IGNORECASE)
+_EN_CUE = re.compile(r"\b(?:not|never|instead|rather|longer|stopped|away|no)\b|n't", re.IGNORECASE)
 #: the most words of an alternative read ("the Army of Northern Virginia")
 _PHRASE_WORDS = 5
 _PHRASE_CHARS = 80
 #: what ends an alternative's phrase: punctuation, or a word of time or cause after it
 _PHRASE_END = re.compile(r"[,.;:!?()\[\]\n]")
 _PHRASE_STOPS = frozenset(
-    {"last", "next", "this", "since", "because", "when", "after", "before", "until", "ago"}
+    {
+        "last",
+        "next",
+        "this",
+        "since",
+        "because",
+        "when",
+        "after",
+        "before",
+        "until",
+        "ago",
+        "anymore",
+        "yet",
+        "so",
+    }
 )
 #: how many tokens before a stated alternative are searched for a negation of its own
 _NEGATION_REACH = 5
@@ -93,6 +117,36 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
             stated = _stated(pos, keys)
             if stated is not None and not _other_person(older, newer):
                 return Denial(newer_denies, span, stated)
+        for noun, span in _ko_lacks(neg_text):
+            had = _ko_possessed(pos_text, noun)
+            if had is not None and not _ko_lacks(pos_text) and not _other_person(older, newer):
+                return Denial(newer_denies, span, had)
+    return None
+
+
+def _ko_lacks(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """The nouns a Korean text says its person does not have ("차가 없어서"), with offsets."""
+    if "없" not in text:
+        return []
+    return [(m.group(1), m.span(1)) for m in _KO_LACKS.finditer(text)]
+
+
+def _ko_possessed(text: str, noun: str) -> tuple[int, int] | None:
+    """Where a Korean text speaks of its person's ``noun`` as had: after a possessive ("수아의
+    차는", "내 차"), as existing ("차가 있다"), or driven or kept ("차를 몬다"); else None.
+    ("출근 시간은" against "시간이 없다" is no possession.)"""
+    n = re.escape(noun)
+    _people_en, people_ko = relatives()
+    for m in re.finditer(
+        rf"(?:([가-힣]*)의\s*|(?<![가-힣])(?:내|제|우리)\s+)({n})(?:은|는|이|가|를|을|도|로|의)?"
+        rf"(?![가-힣])|(?<![가-힣])({n})(?:이|가)\s*있"
+        rf"|(?<![가-힣])({n})(?:를|을)\s*(?:타|탄|몰|몬|운전|키우|키운|키워|가지|가진|갖)",
+        text,
+    ):
+        if m.group(1) and m.group(1).endswith(tuple(people_ko)):
+            continue  # "남편의 차는": another person's
+        group = next(g for g in (2, 3, 4) if m.group(g) is not None)
+        return m.span(group)
     return None
 
 
@@ -101,10 +155,11 @@ def denied_index_keys(text: str) -> list[str]:
     text denies, so that it meets the facts that state them (one-letter words have none)."""
     if len(text) > _MAX_CHARS:
         return []
+    lacks = [f"w:{noun}{p}" for noun, _span in _ko_lacks(text) for p in _KO_PARTICLES]
     ko = _is_hangul(text) and any(cue in text for cue in _KO_CUES)
     if (not ko and not _EN_CUE.search(text)) or _long(text):
-        return []
-    return ["w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1]
+        return lacks if not _long(text) else []
+    return [*lacks, *("w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1)]
 
 
 def _long(text: str) -> bool:
