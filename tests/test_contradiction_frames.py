@@ -59,6 +59,9 @@ CONFLICTS = [
     ("Rent is due on the 5th of each month.", "Rent is due on the 28th of each month."),
     ("디자인 리뷰는 매주 화요일이다.", "디자인 리뷰는 매주 금요일에 열린다."),
     ("정기 점검일은 6월 2일이다.", "정기 점검일은 8월 19일이다."),
+    # one expiry said with "expires" and with "valid until" / "runs out"; a month and a year
+    ("Noor's passport expires in May 2028.", "Noor's passport is valid until October 2030."),
+    ("My library card runs out in June.", "My library card expires in November."),
     # one weekday each for a named meeting, each with its time (no occasions beside a value)
     ("The ops review is on Tuesday mornings at 9:15.", "The ops review is every Friday at 11:00."),
     # exclusive named values outside any list
@@ -100,6 +103,10 @@ NON_CONFLICTS = [
     ("The design crit is on Fridays.", "The design crit lasts 25 minutes."),
     ("The design crit lasts 25 minutes.", "The ops retro lasts 50 minutes."),
     ("The gallery is open from 9 on Tuesdays.", "The gallery is open from 11 on Sundays."),
+    # a length and a date; a start and an end; two past events on two dates
+    ("The warranty is valid for two years.", "The warranty expires in June 2027."),
+    ("The gym membership starts in June.", "The gym membership runs out in September."),
+    ("Call on May 3: reviewed the budget.", "Call on June 9: reviewed the budget."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),
     ("프론트엔드는 Netlify에 배포한다.", "백엔드는 Render에 배포한다."),

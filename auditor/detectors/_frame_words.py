@@ -311,6 +311,9 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
             day = int(float(lows[i + 1]))
             if 1 <= day <= 31:
                 out.setdefault("date", set()).add((months[low], day))
+            elif _FIRST_YEAR <= day <= _LAST_YEAR and len(low) > 2:  # "August 2027"
+                out.setdefault("month", set()).add(months[low])
+                out.setdefault("year", set()).add(day)
         elif low in months and len(low) > 3:
             out.setdefault("month", set()).add(months[low])
         if ko and i not in minutes_of_clock:

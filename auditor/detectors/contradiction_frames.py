@@ -678,9 +678,15 @@ def _relation_groups() -> dict[str, str]:
 
 
 def _relation_group(rel: str) -> str | None:
-    """The group of an English relation key, or of its verb ("start at" -> schedule)."""
+    """The group of an English relation key, or of its longest first words ("run out in"
+    -> expiry, "start at" -> schedule)."""
     groups = _relation_groups()
-    return groups.get(rel) or groups.get(rel.split(" ", 1)[0])
+    parts = rel.split(" ")
+    for n in range(len(parts), 0, -1):
+        group = groups.get(" ".join(parts[:n]))
+        if group is not None:
+            return group
+    return None
 
 
 @functools.cache
@@ -763,8 +769,11 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         return FrameVerdict("restatement", 0.0, "text", a.span, b.span)
     if len(only_a) > 4 or len(only_b) > 4:
         return None
-    if set(a.typed_map()) & set(b.typed_map()):
+    kinds_a, kinds_b = set(a.typed_map()), set(b.typed_map())
+    if kinds_a & kinds_b:
         return None  # typed values agree; the words around them differ
+    if kinds_a and kinds_b:
+        return None  # "valid for two years" / "expires in June 2027": a length and a date
     if a.functional and b.functional and max(len(a.values), len(b.values)) <= _SHORT_VALUE:
         score = 0.72 if a.subject else 0.62
     else:

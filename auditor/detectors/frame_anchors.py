@@ -30,12 +30,14 @@ from auditor.detectors._frame_words import (
     _typed,
     relatives,
 )
-from auditor.detectors.frame_occasions import SCOPE_KINDS, scope_words
+from auditor.detectors.frame_occasions import SCOPE_KINDS, scope_words, told_in_past
 
 __all__ = ["AGE_APART", "ages_close", "anchored_typed", "folded", "other_period"]
 
 #: typed kinds (the part before ":") one event or amount can hold one value of
 _ANCHOR_KINDS = frozenset({"date", "month", "dom", "money", "count", "age"})
+#: typed kinds that say when: two past events on two dates are a history, not one event
+_WHEN_KINDS = frozenset({"date", "month", "dom"})
 #: two ages closer than this may be one person's age before and after a birthday
 AGE_APART = 2
 #: the most tokens of a fact this check reads (a short fact, not a page)
@@ -74,6 +76,8 @@ def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset(
     kind = _differing_kind(typed_a, typed_b)
     if kind is None:
         return None
+    if kind in _WHEN_KINDS and told_in_past(a_text) and told_in_past(b_text):
+        return None  # "Session on May 3: reviewed ..." / "on June 9: reviewed ...": two events
     words_a, words_b = _content(ta), _content(tb)
     if kind == "money":  # "costs £480 a year" / "pays £620 a year for": one price
         words_a, words_b = words_a - _MONEY_VERBS, words_b - _MONEY_VERBS

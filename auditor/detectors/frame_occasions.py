@@ -21,6 +21,7 @@ __all__ = [
     "other_activity",
     "other_occasions",
     "scope_words",
+    "told_in_past",
 ]
 
 #: Typed values that say when something holds rather than what it is.
@@ -155,6 +156,11 @@ _PAST = re.compile(
     r"|(?:었|았|했|였|됐|갔|왔)(?:다|어요|습니다|음)",
     re.IGNORECASE,
 )
+
+
+def told_in_past(text: str) -> bool:
+    """Whether a fact tells something in the past tense ("reviewed", "went", "이사했다")."""
+    return _PAST.search(text) is not None
 
 
 def dated_events_apart(a_text: str, b_text: str) -> bool:
