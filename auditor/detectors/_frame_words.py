@@ -307,15 +307,8 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
-        if low in months and i + 1 < len(lows) and _NUM.match(lows[i + 1]):
-            day = int(float(lows[i + 1]))
-            if 1 <= day <= 31:
-                out.setdefault("date", set()).add((months[low], day))
-            elif _FIRST_YEAR <= day <= _LAST_YEAR and len(low) > 2:  # "August 2027"
-                out.setdefault("month", set()).add(months[low])
-                out.setdefault("year", set()).add(day)
-        elif low in months and len(low) > 3:
-            out.setdefault("month", set()).add(months[low])
+        if low in months:
+            _month_value(lows, i, months, out)
         if ko and i not in minutes_of_clock:
             km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
             if km and _ko_clock(km.group(1), km.group(2), toks, i, out):
@@ -324,6 +317,23 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
     return out
+
+
+def _month_value(
+    lows: Sequence[str], i: int, months: dict[str, int], out: dict[str, set[Any]]
+) -> None:
+    """The typed value of a month name at ``i``: a date with the day after it ("May 3"), a
+    month and a year ("August 2027"), or the month alone (not a short "may")."""
+    low = lows[i]
+    if i + 1 < len(lows) and _NUM.match(lows[i + 1]):
+        day = int(float(lows[i + 1]))
+        if 1 <= day <= 31:  # noqa: PLR2004
+            out.setdefault("date", set()).add((months[low], day))
+        elif _FIRST_YEAR <= day <= _LAST_YEAR and len(low) > 2:  # noqa: PLR2004
+            out.setdefault("month", set()).add(months[low])
+            out.setdefault("year", set()).add(day)
+    elif len(low) > 3:  # noqa: PLR2004
+        out.setdefault("month", set()).add(months[low])
 
 
 def _number_and_unit(
