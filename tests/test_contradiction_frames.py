@@ -62,6 +62,8 @@ CONFLICTS = [
     # one expiry said with "expires" and with "valid until" / "runs out"; a month and a year
     ("Noor's passport expires in May 2028.", "Noor's passport is valid until October 2030."),
     ("My library card runs out in June.", "My library card expires in November."),
+    # a Korean time told as "X 시간은 T" and as "T에 X한다", the part of the day alike
+    ("민호의 퇴근 시간은 저녁 6시다.", "민호는 저녁 7시 30분에 퇴근한다."),
     # one weekday each for a named meeting, each with its time (no occasions beside a value)
     ("The ops review is on Tuesday mornings at 9:15.", "The ops review is every Friday at 11:00."),
     # exclusive named values outside any list
@@ -107,6 +109,9 @@ NON_CONFLICTS = [
     ("The warranty is valid for two years.", "The warranty expires in June 2027."),
     ("The gym membership starts in June.", "The gym membership runs out in September."),
     ("Call on May 3: reviewed the budget.", "Call on June 9: reviewed the budget."),
+    # a relation of many things, other words on each side of the times
+    ("Takes his vitamins at 8am.", "Takes a nap at 2pm."),
+    ("민호는 7시에 퇴근한다.", "민호는 9시에 출근한다."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),
     ("프론트엔드는 Netlify에 배포한다.", "백엔드는 Render에 배포한다."),

@@ -35,7 +35,7 @@ from auditor.detectors.frame_occasions import SCOPE_KINDS, scope_words, told_in_
 __all__ = ["AGE_APART", "ages_close", "anchored_typed", "folded", "other_period"]
 
 #: typed kinds (the part before ":") one event or amount can hold one value of
-_ANCHOR_KINDS = frozenset({"date", "month", "dom", "money", "count", "age"})
+_ANCHOR_KINDS = frozenset({"date", "month", "dom", "money", "count", "age", "clock"})
 #: typed kinds that say when: two past events on two dates are a history, not one event
 _WHEN_KINDS = frozenset({"date", "month", "dom"})
 #: two ages closer than this may be one person's age before and after a birthday
@@ -54,7 +54,9 @@ _EN_DERIVED = (("ment", 3), ("al", 4))
 _KO_DAY = ("일", "날")
 
 
-def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset()) -> str | None:
+def anchored_typed(
+    a_text: str, b_text: str, owners: frozenset[str] = frozenset(), *, approx: bool = False
+) -> str | None:
     """The typed kind two short facts give different values of one event or amount, or None.
 
     Args:
@@ -62,6 +64,8 @@ def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset(
         b_text: the newer fact.
         owners: possessor keys of either fact's frames (an extra word that is one names
             another thing).
+        approx: either fact says its value is approximate ("about 150"): values within a
+            quarter of each other agree.
 
     Returns:
         The value type ("date", "money", ...) when the facts conflict, else None.
@@ -73,7 +77,7 @@ def anchored_typed(a_text: str, b_text: str, owners: frozenset[str] = frozenset(
     if ko != _is_hangul(b_text):
         return None
     typed_a, typed_b = _typed(ta, ko), _typed(tb, ko)
-    kind = _differing_kind(typed_a, typed_b)
+    kind = _differing_kind(typed_a, typed_b, approx=approx)
     if kind is None:
         return None
     if kind in _WHEN_KINDS and told_in_past(a_text) and told_in_past(b_text):
@@ -105,10 +109,13 @@ def other_period(ta: dict[str, Any], tb: dict[str, Any]) -> bool:
     return money and "duration" in ta and "duration" in tb and not (ta["duration"] & tb["duration"])
 
 
-def _differing_kind(ta: dict[str, set[Any]], tb: dict[str, set[Any]]) -> str | None:
+def _differing_kind(
+    ta: dict[str, set[Any]], tb: dict[str, set[Any]], *, approx: bool = False
+) -> str | None:
     """The anchor kind whose values differ, when every typed kind is on both sides, the
-    other kinds agree and no scope (a day, a part of the day) is typed at all."""
-    if set(ta) != set(tb) or any(k in ta for k in SCOPE_KINDS):
+    other kinds agree and a scope (a day, a part of the day) is the same on both sides
+    ("오전 8시" / "아침 8시 40분"; "at 7 on weekdays" / "at 9 on weekends" are two occasions)."""
+    if set(ta) != set(tb) or any(k in ta and ta[k] != tb[k] for k in SCOPE_KINDS):
         return None
     differing = [k for k in ta if not (ta[k] & tb[k])]
     if len(differing) != 1:
@@ -116,8 +123,19 @@ def _differing_kind(ta: dict[str, set[Any]], tb: dict[str, set[Any]]) -> str | N
     kind = differing[0]
     if kind == "age" and ages_close(ta[kind], tb[kind]):
         return None
+    if approx and _near(ta[kind], tb[kind]):
+        return None  # "about 150" / "about 160"
     base = kind.split(":", 1)[0]
     return base if base in _ANCHOR_KINDS else None
+
+
+def _near(va: set[Any], vb: set[Any]) -> bool:
+    """Whether two sets of numbers hold values within a quarter of each other."""
+    return any(
+        isinstance(x, float) and isinstance(y, float) and abs(x - y) <= 0.25 * max(x, y, 1.0)
+        for x in va
+        for y in vb
+    )
 
 
 def _content(toks: tuple[Tok, ...]) -> frozenset[str]:

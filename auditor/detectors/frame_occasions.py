@@ -12,7 +12,15 @@ from typing import Any
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
-from auditor.detectors._frame_words import CURRENCY_WORDS, Tok, _data, _is_hangul, _number, ko_key
+from auditor.detectors._frame_words import (
+    CURRENCY_WORDS,
+    Tok,
+    _data,
+    _is_hangul,
+    _month_names,
+    _number,
+    ko_key,
+)
 
 __all__ = [
     "SCOPE_KINDS",
@@ -89,7 +97,41 @@ def other_activity(a: Frame, b: Frame) -> bool:
     # an age is the head's own ("is 34 years old" / "turned 36 last month"), of no other thing
     if not any(k in tb and not (v & tb[k]) for k, v in ta.items() if k != "age"):
         return False
-    return bool(a.attached and b.attached and a.attached.isdisjoint(b.attached))
+    if a.attached and b.attached and a.attached.isdisjoint(b.attached):
+        return True
+    # a relation of many values with other words on each side: "takes his medicine at 8am" /
+    # "takes a walk at 6pm" (the object before the time)
+    if a.functional or b.functional:
+        return False
+    rest_a, rest_b = _plain_words(a), _plain_words(b)
+    return bool(rest_a and rest_b and rest_a.isdisjoint(rest_b))
+
+
+def _plain_words(f: Frame) -> frozenset[str]:
+    """A frame's value words that are no number, scope, link or pronoun."""
+    return frozenset(
+        w for w in f.values if w not in _plain_skip() and not any(c.isdigit() for c in w)
+    )
+
+
+@functools.cache
+def _plain_skip() -> frozenset[str]:
+    """Value keys that are no plain word: scope, links, pronouns, months, units, numbers."""
+    d = _data()
+    months = _month_names()
+    return frozenset(
+        scope_words()
+        | d["determiners_set"]
+        | _PRONOUNS
+        | set(months)
+        | {stem(m) for m in months}
+        | set(d["duration_units"])
+        | set(d["number_words"])
+    )
+
+
+#: possessive pronouns a value may carry ("his medicine")
+_PRONOUNS = frozenset({"his", "her", "their", "my", "our", "your", "its"})
 
 
 def attached_keys(value_toks: Sequence[Tok], typed: dict[str, set[Any]]) -> frozenset[str]:

@@ -54,7 +54,12 @@ def _anchored(older_text: str, newer_text: str) -> str | None:
         return None
     if fa[0].modality != "current" or fb[0].modality != "current" or fa[0].negated != fb[0].negated:
         return None
-    return anchored_typed(older_text, newer_text, fa[0].owners | fb[0].owners)
+    return anchored_typed(
+        older_text,
+        newer_text,
+        fa[0].owners | fb[0].owners,
+        approx=fa[0].approx or fb[0].approx,
+    )
 
 
 def read_pair(older_text: str, newer_text: str) -> FrameReading:
