@@ -62,6 +62,10 @@ CONFLICTS = [
     # one expiry said with "expires" and with "valid until" / "runs out"; a month and a year
     ("Noor's passport expires in May 2028.", "Noor's passport is valid until October 2030."),
     ("My library card runs out in June.", "My library card expires in November."),
+    # a named relative is that person; "just turned" is recent, not "only"
+    ("My son Theo is 4 years old.", "Theo just turned 7."),
+    # one payment with one shared word, "every month" as "a month"
+    ("My rent is $1,200 a month.", "I pay $1,500 in rent every month."),
     # a Korean activity with 하다 and with 다니다 ("goes to"), on other days
     ("지우는 매주 월요일과 수요일에 요가를 한다.", "지우는 요가를 화요일, 금요일에 다닌다."),
     # a Korean time told as "X 시간은 T" and as "T에 X한다", the part of the day alike
@@ -115,6 +119,8 @@ NON_CONFLICTS = [
     ("Takes his vitamins at 8am.", "Takes a nap at 2pm."),
     ("민호는 7시에 퇴근한다.", "민호는 9시에 출근한다."),
     ("지우는 매주 월요일에 요가를 한다.", "지우는 목요일마다 수영을 다닌다."),
+    ("My son Theo is 4 years old.", "My daughter Mia is 7 years old."),
+    ("My rent is $1,200 a month.", "I pay $60 a month for my phone."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),
     ("프론트엔드는 Netlify에 배포한다.", "백엔드는 Render에 배포한다."),

@@ -307,6 +307,8 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
+        if low in _EVERY and i + 1 < len(lows) and lows[i + 1] in _PERIODS:
+            out.setdefault("duration", set()).add(float(units[lows[i + 1]]))  # "every month"
         if low in months:
             _month_value(lows, i, months, out)
         if ko and i not in minutes_of_clock:
@@ -317,6 +319,11 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
     return out
+
+
+#: "every month", "per week": one period, as "a month" is (not "every day": a schedule)
+_EVERY = frozenset({"every", "each", "per"})
+_PERIODS = frozenset({"week", "month", "year"})
 
 
 def _month_value(

@@ -289,6 +289,15 @@ def _only_before_relation(lows: Sequence[str], j: int, d: Mapping[str, Any]) -> 
     )
 
 
+def _just_now(lows: Sequence[str], k: int) -> bool:
+    """Whether "just" at ``k`` means "recently" ("Asha just turned 9", "has just moved"):
+    right before a verb in the past tense or a participle."""
+    if lows[k] != "just" or k + 1 >= len(lows):
+        return False
+    nxt = lows[k + 1]
+    return nxt.endswith("ed") or nxt in _data()["participles_set"] or nxt in AGE_VERBS
+
+
 def _letter_name(text: str, t: Tok, offset: int, first: Tok) -> bool:
     """Whether a capital letter past the sentence's first word names something ("Service A",
     "Plan B") rather than being the article "a"."""
@@ -366,7 +375,10 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     vlows = [t.low for t in value_toks]
     only = (
         only_in_rel
-        or any(w in d["only_words_set"] for w in before + vlows)
+        or any(
+            w in d["only_words_set"] and not _just_now(before + vlows, k)
+            for k, w in enumerate(before + vlows)
+        )
         # "for all design work", "for every trip": the whole purpose, one value
         or any(
             w in ("all", "every") and k > 0 and vlows[k - 1] in ("for", "in")
@@ -658,6 +670,8 @@ def another_person(a: Frame, b: Frame) -> bool:
     if a.lang != "en" or b.lang != "en":
         return False
     people = relatives()[0]
+    if (a.names & b.head) or (b.names & a.head):
+        return False  # "my daughter Asha" / "Asha": the relative is named, one person
     return (a.head & people) != (b.head & people)
 
 

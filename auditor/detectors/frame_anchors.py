@@ -88,7 +88,10 @@ def anchored_typed(
     only_a, only_b = words_a - words_b, words_b - words_a
     if only_a and only_b:
         return None  # a word swapped on each side: two events
-    if len(only_a) + len(only_b) > 1 or len(words_a & words_b) < 2:  # noqa: PLR2004
+    # one shared word names the thing paid for when nothing else differs ("My rent is £850
+    # a month" / "I pay £1,050 in rent every month"); other events need two
+    least = 1 if kind == "money" and not (only_a or only_b) else 2
+    if len(only_a) + len(only_b) > 1 or len(words_a & words_b) < least:
         return None
     extra = only_a | only_b
     people_en, people_ko = relatives()
