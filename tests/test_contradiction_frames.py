@@ -62,6 +62,8 @@ CONFLICTS = [
     # one expiry said with "expires" and with "valid until" / "runs out"; a month and a year
     ("Noor's passport expires in May 2028.", "Noor's passport is valid until October 2030."),
     ("My library card runs out in June.", "My library card expires in November."),
+    # a topic particle glued to Latin letters, and a fragment without a predicate
+    ("지훈의 MBTI는 ISTJ", "지훈의 MBTI는 ENFP이다"),
     # a named relative is that person; "just turned" is recent, not "only"
     ("My son Theo is 4 years old.", "Theo just turned 7."),
     # one payment with one shared word, "every month" as "a month"
@@ -120,6 +122,7 @@ NON_CONFLICTS = [
     ("민호는 7시에 퇴근한다.", "민호는 9시에 출근한다."),
     ("지우는 매주 월요일에 요가를 한다.", "지우는 목요일마다 수영을 다닌다."),
     ("My son Theo is 4 years old.", "My daughter Mia is 7 years old."),
+    ("지훈의 MBTI는 ISTJ", "지훈의 혈액형은 B형"),
     ("My rent is $1,200 a month.", "I pay $60 a month for my phone."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),

@@ -81,6 +81,8 @@ def _topic_index(toks: Sequence[Tok]) -> int:
             continue
         if t.low.endswith(("은", "는")) and len(t.low) >= 2:  # noqa: PLR2004
             return i
+        if t.low in ("은", "는") and i > 0 and toks[i - 1].end == t.start:
+            return i  # "MBTI는": the particle glued to a word in Latin letters
     return -1
 
 
