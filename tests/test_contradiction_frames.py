@@ -64,6 +64,8 @@ CONFLICTS = [
     ("My library card runs out in June.", "My library card expires in November."),
     # a topic particle glued to Latin letters, and a fragment without a predicate
     ("지훈의 MBTI는 ISTJ", "지훈의 MBTI는 ENFP이다"),
+    # a relative's name given in apposition against the name stated outright
+    ("We moved to York with my husband Omar.", "My husband's name is Karim."),
     # a named relative is that person; "just turned" is recent, not "only"
     ("My son Theo is 4 years old.", "Theo just turned 7."),
     # one payment with one shared word, "every month" as "a month"
@@ -123,6 +125,8 @@ NON_CONFLICTS = [
     ("지우는 매주 월요일에 요가를 한다.", "지우는 목요일마다 수영을 다닌다."),
     ("My son Theo is 4 years old.", "My daughter Mia is 7 years old."),
     ("지훈의 MBTI는 ISTJ", "지훈의 혈액형은 B형"),
+    ("We moved to York with my husband Omar.", "My sister's name is Karim."),
+    ("My husband Omar loves hiking.", "My husband Omar works in York."),
     ("My rent is $1,200 a month.", "I pay $60 a month for my phone."),
     ("Speaks Greek.", "Speaks Finnish."),
     ("Has a parrot named Kiwi.", "Has a hamster named Bean."),
