@@ -52,14 +52,12 @@ from auditor.detectors._frame_words import (
     Tok,
     _data,
     _is_hangul,
-    _month_names,
     _number,
     _tokens,
     _typed,
     age_after_verb,
     ko_key,
     modality_of,
-    relatives,
 )
 from auditor.detectors.frame_anchors import ages_close, folded, other_period
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
@@ -69,13 +67,13 @@ from auditor.detectors.frame_occasions import (
     other_occasions,
     scope_words,
 )
+from auditor.detectors.frame_people import another_person, relative_names
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
 
 __all__ = [
     "Frame",
     "FrameVerdict",
-    "another_person",
     "compare_frames",
     "frame_keys",
     "frames_of",
@@ -496,64 +494,8 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             frame = _en_frame(part, view, max(pos, 0))
             if frame is not None:
                 out.append(_as_birthday(frame))
-        out.extend(_relative_names(text, toks))
+        out.extend(relative_names(text, toks))
     return tuple(out)
-
-
-#: possessives before a relative named in apposition ("my partner Sam")
-_NAMING_OWNERS = frozenset({"my", "his", "her", "their", "our", "your"})
-
-
-def _relative_names(text: str, toks: Sequence[Tok]) -> list[Frame]:
-    """The name of a relative given in apposition ("I live in Leeds with my partner Sam",
-    "my daughter Asha is 6") as that relative's name: the frame "My partner's name is Tom"
-    gives. Only a capitalised word right after the relative, in the present."""
-    people = relatives()[0]
-    out: list[Frame] = []
-    for i in range(len(toks) - 2):
-        owner, rel, name = toks[i], toks[i + 1], toks[i + 2]
-        if owner.low not in _NAMING_OWNERS or rel.key not in people:
-            continue
-        raw = text[name.start : name.end]
-        if not (raw[:1].isupper() and raw.isalpha() and name.key not in _proper_non_names()):
-            continue
-        lows = [t.low for t in toks]
-        modality = modality_of(lows, text, False)
-        out.append(
-            Frame(
-                lang="en",
-                head=frozenset({rel.key, "nam"}),
-                rel="=",
-                functional=True,
-                subject=True,
-                values=frozenset({name.key}),
-                typed=(),
-                only=False,
-                conj=False,
-                negated=False,
-                modality=modality,
-                span=(name.start, name.end),
-                approx=False,
-                names=frozenset(),
-                attached=frozenset(),
-                owners=frozenset({rel.key}),
-                roles=frozenset(),
-            )
-        )
-    return out
-
-
-@functools.cache
-def _proper_non_names() -> frozenset[str]:
-    """Capitalised words after a relative that are no name (days, months, "I")."""
-    d = _data()
-    months = _month_names()
-    return frozenset(
-        {stem(w) for w in d["weekdays"] if w.isascii()}
-        | {stem(m) for m in months}
-        | set(months)
-        | {"i"}
-    )
 
 
 #: typed kinds of a date of birth
@@ -719,18 +661,6 @@ def _other_relation(a: Frame, b: Frame) -> bool:
         return False
     group = _relation_group(a.rel)
     return group is None or group != _relation_group(b.rel)
-
-
-def another_person(a: Frame, b: Frame) -> bool:
-    """Whether two English heads name different people beside the subject: a relative in
-    one that the other lacks ("her birthday" / "her mother's birthday", "his son's school" /
-    "his daughter's school")."""
-    if a.lang != "en" or b.lang != "en":
-        return False
-    people = relatives()[0]
-    if (a.names & b.head) or (b.names & a.head):
-        return False  # "my daughter Asha" / "Asha": the relative is named, one person
-    return (a.head & people) != (b.head & people)
 
 
 @functools.cache

@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass
 
 from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_key, relatives
-from auditor.detectors.contradiction_frames import another_person, frames_of, text_modality
+from auditor.detectors.contradiction_frames import frames_of, text_modality
+from auditor.detectors.frame_people import another_person
 
 __all__ = ["Denial", "denied_alternative", "denied_index_keys"]
 

@@ -25,11 +25,11 @@ import functools
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import KO_ARGUMENT_PARTICLES, _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import (
-    another_person,
     compare_frames,
     frames_of,
     heads_match,
 )
+from auditor.detectors.frame_people import another_person
 from auditor.detectors.frame_roles import owner_apart
 
 __all__ = [

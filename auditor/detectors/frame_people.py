@@ -1,0 +1,82 @@
+"""People in frames: a relative named in apposition ("my partner Sam", read as that
+relative's name) and a frame about another person than the other frame's ("her birthday"
+/ "her mother's birthday"). Read by :mod:`auditor.detectors.contradiction_frames`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_types import Frame
+from auditor.detectors._frame_words import Tok, _data, _month_names, modality_of, relatives
+
+__all__ = ["another_person", "relative_names"]
+
+
+def another_person(a: Frame, b: Frame) -> bool:
+    """Whether two English heads name different people beside the subject: a relative in
+    one that the other lacks ("her birthday" / "her mother's birthday", "his son's school" /
+    "his daughter's school")."""
+    if a.lang != "en" or b.lang != "en":
+        return False
+    people = relatives()[0]
+    if (a.names & b.head) or (b.names & a.head):
+        return False  # "my daughter Asha" / "Asha": the relative is named, one person
+    return (a.head & people) != (b.head & people)
+
+
+#: possessives before a relative named in apposition ("my partner Sam")
+_NAMING_OWNERS = frozenset({"my", "his", "her", "their", "our", "your"})
+
+
+def relative_names(text: str, toks: Sequence[Tok]) -> list[Frame]:
+    """The name of a relative given in apposition ("I live in Leeds with my partner Sam",
+    "my daughter Asha is 6") as that relative's name: the frame "My partner's name is Tom"
+    gives. Only a capitalised word right after the relative, in the present."""
+    people = relatives()[0]
+    out: list[Frame] = []
+    for i in range(len(toks) - 2):
+        owner, rel, name = toks[i], toks[i + 1], toks[i + 2]
+        if owner.low not in _NAMING_OWNERS or rel.key not in people:
+            continue
+        raw = text[name.start : name.end]
+        if not (raw[:1].isupper() and raw.isalpha() and name.key not in _proper_non_names()):
+            continue
+        lows = [t.low for t in toks]
+        modality = modality_of(lows, text, False)
+        out.append(
+            Frame(
+                lang="en",
+                head=frozenset({rel.key, "nam"}),
+                rel="=",
+                functional=True,
+                subject=True,
+                values=frozenset({name.key}),
+                typed=(),
+                only=False,
+                conj=False,
+                negated=False,
+                modality=modality,
+                span=(name.start, name.end),
+                approx=False,
+                names=frozenset(),
+                attached=frozenset(),
+                owners=frozenset({rel.key}),
+                roles=frozenset(),
+            )
+        )
+    return out
+
+
+@functools.cache
+def _proper_non_names() -> frozenset[str]:
+    """Capitalised words after a relative that are no name (days, months, "I")."""
+    d = _data()
+    months = _month_names()
+    return frozenset(
+        {stem(w) for w in d["weekdays"] if w.isascii()}
+        | {stem(m) for m in months}
+        | set(months)
+        | {"i"}
+    )
