@@ -126,6 +126,9 @@ NON_CONFLICTS = [
     ("My son Theo is 4 years old.", "My daughter Mia is 7 years old."),
     ("지훈의 MBTI는 ISTJ", "지훈의 혈액형은 B형"),
     ("We moved to York with my husband Omar.", "My sister's name is Karim."),
+    # a range of days holds the days inside it
+    ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
+    ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),
     ("My husband Omar loves hiking.", "My husband Omar works in York."),
     ("My rent is $1,200 a month.", "I pay $60 a month for my phone."),
     ("Speaks Greek.", "Speaks Finnish."),

@@ -318,7 +318,47 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
             elif km:
                 _ko_number(km.group(1), km.group(2), toks, i, units, out)
     _merge_compound_durations(toks, out, units)
+    if "weekday" in out and len(out["weekday"]) == 2:  # noqa: PLR2004
+        _weekday_range(toks, ko, out)
     return out
+
+
+#: words between two days that make them a range ("Monday to Thursday")
+_RANGE_LINKS = frozenset({"to", "through", "thru", "till", "until", "-", "–"})
+
+
+def _weekday_of(t: Tok, ko: bool) -> int | None:
+    """The day of the week a token names, or None."""
+    weekdays = _data()["weekdays"]
+    for cand in (t.low, t.key):
+        if cand in weekdays:
+            return int(weekdays[cand])
+        if ko and cand.startswith(_ko_weekdays()):
+            return int(weekdays[next(w for w in _ko_weekdays() if cand.startswith(w))])
+    return None
+
+
+def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> None:
+    """Two days given as a range ("Monday to Thursday", "Friday through Sunday",
+    "월요일부터 목요일까지") stand for every day between them (a week wraps around)."""
+    for i in range(len(toks) - 1):
+        first = _weekday_of(toks[i], ko)
+        if first is None:
+            continue
+        if ko:
+            if not toks[i].low.endswith("부터"):
+                continue
+            j = i + 1
+        else:
+            if i + 2 >= len(toks) or toks[i + 1].low not in _RANGE_LINKS:
+                continue
+            j = i + 2
+        last = _weekday_of(toks[j], ko)
+        if last is None or last == first:
+            continue
+        span = (last - first) % 7
+        out["weekday"] = {(first - 1 + k) % 7 + 1 for k in range(span + 1)}
+        return
 
 
 #: "every month", "per week": one period, as "a month" is (not "every day": a schedule)
