@@ -64,6 +64,8 @@ CONFLICTS = [
     ("My library card runs out in June.", "My library card expires in November."),
     # a topic particle glued to Latin letters, and a fragment without a predicate
     ("지훈의 MBTI는 ISTJ", "지훈의 MBTI는 ENFP이다"),
+    # a length as a compound adjective against the length stated outright
+    ("Kai's sprint length is two weeks.", "Kai's team runs four-week sprints."),
     # a relative's name given in apposition against the name stated outright
     ("We moved to York with my husband Omar.", "My husband's name is Karim."),
     # a named relative is that person; "just turned" is recent, not "only"
@@ -126,6 +128,7 @@ NON_CONFLICTS = [
     ("My son Theo is 4 years old.", "My daughter Mia is 7 years old."),
     ("지훈의 MBTI는 ISTJ", "지훈의 혈액형은 B형"),
     ("We moved to York with my husband Omar.", "My sister's name is Karim."),
+    ("Kai's sprint length is two weeks.", "Kai's team holds a 30-minute retro after each sprint."),
     # a range of days holds the days inside it
     ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
     ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),

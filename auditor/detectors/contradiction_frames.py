@@ -61,6 +61,7 @@ from auditor.detectors._frame_words import (
 )
 from auditor.detectors.frame_anchors import ages_close, folded, other_period
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
+from auditor.detectors.frame_lengths import compound_lengths, without_length_words
 from auditor.detectors.frame_occasions import (
     attached_keys,
     other_activity,
@@ -490,11 +491,14 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             if frame is not None:
                 out.append(_as_birthday(frame))
             continue
+        base: Frame | None = None
         for view in _appositive_views(text, toks):
             frame = _en_frame(part, view, max(pos, 0))
             if frame is not None:
-                out.append(_as_birthday(frame))
+                base = base or frame
+                out.append(without_length_words(_as_birthday(frame)))
         out.extend(relative_names(text, toks))
+        out.extend(compound_lengths(toks, base))
     return tuple(out)
 
 

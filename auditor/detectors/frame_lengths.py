@@ -1,0 +1,69 @@
+"""A length given as a compound adjective ("runs three-week sprints", "a 30-minute
+standup") as the length of the noun it modifies, the frame "Priya's sprint length is two
+weeks" gives: the two are one attribute told two ways. Read by
+:func:`auditor.detectors.contradiction_frames.frames_of`."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from auditor.detectors._frame_types import Frame
+from auditor.detectors._frame_words import Tok, _data, _number
+
+__all__ = ["LENGTH_WORDS", "compound_lengths", "without_length_words"]
+
+#: "three-week", "30-minute", "2-hour": a number and a unit joined by a hyphen
+_COMPOUND = re.compile(r"^([a-z]+|\d+(?:\.\d+)?)-(minute|hour|day|week|month|year)s?$")
+#: head words that only name a length ("sprint length", "meeting duration")
+LENGTH_WORDS = frozenset({"length", "duration", "long"})
+
+
+def compound_lengths(toks: Sequence[Tok], base: Frame | None) -> list[Frame]:
+    """One frame per length compound before a noun: its head is the sentence's head (when
+    it has one) and the noun, its value the length."""
+    d = _data()
+    units = d["duration_units"]
+    skip = d["prepositions_set"] | d["determiners_set"] | d["conjunctions_set"]
+    out: list[Frame] = []
+    for i in range(len(toks) - 1):
+        m = _COMPOUND.match(toks[i].low)
+        if m is None:
+            continue
+        num = _number(m.group(1))
+        noun = toks[i + 1]
+        if num is None or not noun.low.isalpha() or noun.low in skip:
+            continue
+        head = (base.head if base is not None else frozenset()) | {noun.key}
+        out.append(
+            Frame(
+                lang="en",
+                head=frozenset(head),
+                rel="=",
+                functional=True,
+                subject=base.subject if base is not None else False,
+                values=frozenset({toks[i].key}),
+                typed=(("duration", frozenset({round(num * float(units[m.group(2)]), 2)})),),
+                only=False,
+                conj=False,
+                negated=base.negated if base is not None else False,
+                modality=base.modality if base is not None else "current",
+                span=(toks[i].start, toks[i].end),
+                approx=False,
+                names=frozenset(),
+                attached=frozenset(),
+                owners=base.owners if base is not None else frozenset(),
+                roles=frozenset(),
+            )
+        )
+    return out
+
+
+def without_length_words(f: Frame) -> Frame:
+    """A frame whose value is a length, without the head words that only name a length
+    ("Priya's sprint length is two weeks" -> Priya's sprint)."""
+    if f.lang != "en" or "duration" not in {k for k, _v in f.typed}:
+        return f
+    head = f.head - LENGTH_WORDS
+    return dataclasses.replace(f, head=head) if head and head != f.head else f
