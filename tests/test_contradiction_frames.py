@@ -64,6 +64,14 @@ CONFLICTS = [
     ("My library card runs out in June.", "My library card expires in November."),
     # a topic particle glued to Latin letters, and a fragment without a predicate
     ("지훈의 MBTI는 ISTJ", "지훈의 MBTI는 ENFP이다"),
+    # which of the days ("first Tuesday", "every other Thursday") is the day's scope
+    ("The choir meets on the first Monday of the month.", "The choir meets every other Friday."),
+    # an appositive opening with a possessive name; "twice" / "once" as counts
+    ("Ruth's son Aled lives in Leeds.", "Aled, Ruth's son, lives in York."),
+    ("Takes ibuprofen twice a day for her knee.", "Takes ibuprofen once a day with dinner."),
+    # a named person's bare age; a thing never owned
+    ("Ruth is 64 and works part-time.", "Ruth is 59 years old."),
+    ("Ruth walks her dog Pip every evening.", "Ruth has never owned a dog."),
     # a length as a compound adjective against the length stated outright
     ("Kai's sprint length is two weeks.", "Kai's team runs four-week sprints."),
     # a relative's name given in apposition against the name stated outright
@@ -129,6 +137,8 @@ NON_CONFLICTS = [
     ("지훈의 MBTI는 ISTJ", "지훈의 혈액형은 B형"),
     ("We moved to York with my husband Omar.", "My sister's name is Karim."),
     ("Kai's sprint length is two weeks.", "Kai's team holds a 30-minute retro after each sprint."),
+    ("Crumb & Co is open seven days a week.", "Crumb & Co's rent is 1,800 euros a month."),
+    ("Ruth is 64 and works part-time.", "Ruth's husband is 70."),
     # a range of days holds the days inside it
     ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
     ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),

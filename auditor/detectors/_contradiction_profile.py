@@ -516,12 +516,21 @@ def _someone_else(tokens: Sequence[Token], first: int) -> bool:
     ("her husband loves shrimp", "남편은 새우를 좋아한다"): the mention is that person's."""
     en, ko = relatives()
     clause = tokens[first].clause
-    for t in tokens[max(0, first - _SOMEONE_WINDOW) : first]:
+    lo = max(0, first - _SOMEONE_WINDOW)
+    for k in range(lo, first):
+        t = tokens[k]
         if t.clause != clause:
             continue
+        if t.text.endswith(_KO_WITH) or (k > 0 and tokens[k - 1].text in _EN_WITH):
+            continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
         if t.stem in en or t.text.startswith(ko):
             return True
     return False
+
+
+#: a person one does something with, not whose taste it is ("친구들과", "with her sister")
+_KO_WITH = ("과", "와", "랑", "하고")
+_EN_WITH = frozenset({"with", "alongside"})
 
 
 def _scopes(text: str, lex: Lexicon) -> frozenset[str]:

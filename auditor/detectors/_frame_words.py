@@ -262,26 +262,13 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     """Typed values among ``toks`` (a value region)."""
     d = _data()
     out: dict[str, set[Any]] = {}
-    weekdays, dayparts, units = d["weekdays"], d["dayparts"], d["duration_units"]
+    dayparts, units = d["dayparts"], d["duration_units"]
     months = {k: v for k, v in _month_names().items()}
     lows = [t.low for t in toks]
     minutes_of_clock: set[int] = set()
     for i, t in enumerate(toks):
         low, key = t.low, t.key
-        for cand in (low, key):
-            if cand in weekdays:
-                out.setdefault("weekday", set()).add(weekdays[cand])
-                break
-            if ko and cand.startswith(_ko_weekdays()):
-                wd = next(w for w in _ko_weekdays() if cand.startswith(w))
-                out.setdefault("weekday", set()).add(weekdays[wd])
-                break
-        if low in d["weekend_words_set"] or key in d["weekend_words_set"]:
-            out.setdefault("weekday", set()).update({6, 7})
-        elif low in d["workday_words_set"] or key in d["workday_words_set"]:
-            out.setdefault("weekday", set()).update({1, 2, 3, 4, 5})
-        elif _every_day(lows, i):
-            out.setdefault("weekday", set()).update(range(1, 8))
+        _day_words(t, lows, i, ko, out)
         part = dayparts.get(low) or dayparts.get(key)
         if part:
             out.setdefault("daypart", set()).add(part)
@@ -307,6 +294,8 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
+        if low in _TIMES:  # "twice a day": as "2 times a day"
+            out.setdefault("count:tim", set()).add(_TIMES[low])
         if low in _EVERY and i + 1 < len(lows) and lows[i + 1] in _PERIODS:
             out.setdefault("duration", set()).add(float(units[lows[i + 1]]))  # "every month"
         if low in months:
@@ -321,6 +310,21 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
     if "weekday" in out and len(out["weekday"]) == 2:  # noqa: PLR2004
         _weekday_range(toks, ko, out)
     return out
+
+
+def _day_words(t: Tok, lows: Sequence[str], i: int, ko: bool, out: dict[str, set[Any]]) -> None:
+    """The days of the week a token names: a day ("Monday", "월요일에"), the weekend,
+    workdays, or every day; added to ``out`` as ``weekday``."""
+    d = _data()
+    day = _weekday_of(t, ko)
+    if day is not None:
+        out.setdefault("weekday", set()).add(day)
+    if t.low in d["weekend_words_set"] or t.key in d["weekend_words_set"]:
+        out.setdefault("weekday", set()).update({6, 7})
+    elif t.low in d["workday_words_set"] or t.key in d["workday_words_set"]:
+        out.setdefault("weekday", set()).update({1, 2, 3, 4, 5})
+    elif _every_day(lows, i):
+        out.setdefault("weekday", set()).update(range(1, 8))
 
 
 #: words between two days that make them a range ("Monday to Thursday")
@@ -361,6 +365,8 @@ def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> N
         return
 
 
+#: "once", "twice", "thrice": a count of times, keyed as "3 times" is
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 #: "every month", "per week": one period, as "a month" is (not "every day": a schedule)
 _EVERY = frozenset({"every", "each", "per"})
 _PERIODS = frozenset({"week", "month", "year"})

@@ -389,6 +389,8 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
     typed = _typed(value_toks, False)
     age = age_after_verb(verb, value_toks)
+    if age is None and verb in d["copulas_set"] and _named_entity(text, head_toks, offset):
+        age = _bare_age(value_toks)  # "Margaret is 71 and retired from teaching"
     if age is not None:
         typed.setdefault("age", set()).add(age)
     numbers = d["number_words"]
@@ -420,8 +422,33 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         any(w in _APPROX for w in lows),
         names,
         attached_keys(value_toks, typed),
-        frozenset(t.key for t in head_toks if t.low.endswith("'s") and t.key),
+        _en_owners(head_toks),
         _en_roles(text, value_toks, offset),
+    )
+
+
+def _bare_age(value_toks: Sequence[Tok]) -> float | None:
+    """A named person's age given as a bare number after the copula ("Margaret is 71",
+    "Margaret is 71 and retired"): the number alone, or before "and" or a comma."""
+    if not value_toks:
+        return None
+    num = _number(value_toks[0].low)
+    if num is None or not value_toks[0].low[:1].isdigit() or not (0 < num <= 110):  # noqa: PLR2004
+        return None
+    if len(value_toks) > 1 and value_toks[1].low not in ("and", ",", ";"):
+        return None
+    return num
+
+
+def _en_owners(head_toks: Sequence[Tok]) -> frozenset[str]:
+    """The keys of a head's possessor phrase: every word up to the last possessive ("Crumb
+    & Co's rent" -> crumb, co; "Margaret's book club" -> margaret)."""
+    last = max((k for k, t in enumerate(head_toks) if t.low.endswith("'s")), default=-1)
+    if last < 0:
+        return frozenset()
+    skip = _data()["determiners_set"]
+    return frozenset(
+        t.key for t in head_toks[: last + 1] if t.key and t.key[0].isalnum() and t.low not in skip
     )
 
 
@@ -560,7 +587,10 @@ def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
     named = toks[first + 1 : second]
     # the appositive is a second name of one thing ("a habit tracker", "his son", "Clara"),
     # not a description of several ("two renowned anthropologists")
-    opener = named[0].low in _APPOSITIVE_OPENERS or text[named[0].start : named[0].end].istitle()
+    # ("Margaret's" is capitalised although str.istitle reads its "s" as a word of its own)
+    opener = (
+        named[0].low in _APPOSITIVE_OPENERS or text[named[0].start : named[0].start + 1].isupper()
+    )
     if opener and not any(t.low in d["conjunctions_set"] for t in toks[:first]):
         views.append([*named, *rest])
     return views

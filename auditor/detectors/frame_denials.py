@@ -38,7 +38,8 @@ _EN_ALTERNATIVE = re.compile(
     r"|\bno\s+longer\s+(?:uses|use|using|works\s+(?:in|with|on|at)|keeps\s+\w+\s+(?:in|on))"
     r"|\bstopped\s+using|\bswitched\s+away\s+from|\bmoved\s+away\s+from"
     # a thing one is said not to have: "doesn't own a bike", "has no car"
-    r"|\b(?:does|do|did)(?:n't|\s+not)\s+(?:own|have)|\bhas\s+no|\bno\s+longer\s+(?:owns|has))"
+    r"|\b(?:does|do|did)(?:n't|\s+not)\s+(?:own|have)|\bhas\s+no|\bno\s+longer\s+(?:owns|has)"
+    r"|\b(?:(?:has|have)\s+)?never\s+(?:owned|had))"
     r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the|any)\s+)?"
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,

@@ -139,10 +139,20 @@ def attached_keys(value_toks: Sequence[Tok], typed: dict[str, set[Any]]) -> froz
     if not typed:
         return frozenset()
     units = {k.split(":", 1)[1] for k in typed if k.startswith("count:")}
+    units_all = _data()["duration_units"]
+    money = any(k.startswith("money:") for k in typed)
     out: set[str] = set()
     for i, t in enumerate(value_toks):
         if not any(c.isdigit() for c in t.low) and _number(t.low) is None:
             continue
+        if (
+            not money
+            and t.low in ("a", "an")
+            and i + 1 < len(value_toks)
+            and value_toks[i + 1].low in units_all
+        ):
+            continue  # "twice a day for her diabetes": a period; "$40 a month for the gym" pays
+            # for the gym
         nxt = value_toks[i + 1].key if i + 1 < len(value_toks) else None
         key = _attached(value_toks, i, nxt if nxt in units or nxt in CURRENCY_WORDS else None)
         if key is not None:
@@ -179,6 +189,14 @@ def scope_words() -> frozenset[str]:
         *d["every_day_ko"],
         "every",
         "each",
+        # which of the days: "the first Tuesday of the month", "every other Thursday"
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "last",
+        "other",
+        "alternate",
         "day",
         "daily",
         "매주",
