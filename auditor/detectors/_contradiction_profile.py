@@ -456,6 +456,8 @@ def _values(
         cues = cue_sets[slot]
         if cues and not _cue_near(tokens, first, last, cues, int(spec.get("window", 4))):
             continue
+        if _someone_else(tokens, first):
+            continue  # "태윤의 아내는 윈도우 노트북을 쓴다": the wife's laptop
         polarity: Polarity = "pos"
         if any(a <= start < b for a, b in past) and not any(a <= start < b for a, b in current):
             polarity = "past"
@@ -523,6 +525,8 @@ def _someone_else(tokens: Sequence[Token], first: int) -> bool:
             continue
         if t.text.endswith(_KO_WITH) or (k > 0 and tokens[k - 1].text in _EN_WITH):
             continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
+        if k + 1 < first and tokens[k + 1].text in ("and", "&"):
+            continue  # "my husband and I live in Busan": the subject too
         if t.stem in en or t.text.startswith(ko):
             return True
     return False
