@@ -72,6 +72,10 @@ CONFLICTS = [
     # a named person's bare age; a thing never owned
     ("Ruth is 64 and works part-time.", "Ruth is 59 years old."),
     ("Ruth walks her dog Pip every evening.", "Ruth has never owned a dog."),
+    # a language named in the head and through "written (entirely) in"
+    ("Vela's main language is Kotlin.", "Vela is written entirely in Swift."),
+    # a relative named in apposition is the sentence's subject too; school years
+    ("Ada's son Tom is in year 3.", "Tom is in year 6."),
     # a length as a compound adjective against the length stated outright
     ("Kai's sprint length is two weeks.", "Kai's team runs four-week sprints."),
     # a relative's name given in apposition against the name stated outright
@@ -139,6 +143,8 @@ NON_CONFLICTS = [
     ("Kai's sprint length is two weeks.", "Kai's team holds a 30-minute retro after each sprint."),
     ("Crumb & Co is open seven days a week.", "Crumb & Co's rent is 1,800 euros a month."),
     ("Ruth is 64 and works part-time.", "Ruth's husband is 70."),
+    ("Vela is written in Swift.", "Vela's web client is written in TypeScript."),
+    ("Ada's son Tom is in year 3.", "Ada's daughter Kim is in year 6."),
     # a range of days holds the days inside it
     ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
     ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),

@@ -41,6 +41,8 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
             "Stopped using Slack last month; the team is on Discord.",
             True,
         ),
+        # a tool dropped (a capitalised name only)
+        ("Vela uses Sentry for errors.", "The team dropped Sentry in March.", True),
         # a thing one is said not to have, against a memory that has it
         ("Rafael rides his bike to the studio.", "Rafael doesn't own a bike anymore.", True),
         ("하준이는 차가 없어서 지하철을 탄다.", "하준이의 차는 검은색 쏘렌토다.", False),
@@ -74,6 +76,7 @@ def test_a_stated_value_ruled_out_as_an_alternative(
         ),
         ("Figma " * 80 + "is used.", "Works in Penpot, not Figma."),  # a long text is not read
         ("Uses Notion for notes.", "No longer uses Evernote."),  # given up, never stated
+        ("Picks the kids up from school at 3.", "Dropped the kids at school early today."),
         # a relative's thing, and a lack of time against a "시간" that is no possession
         ("하준이는 차가 없다.", "하준이 아내의 차는 검은색 쏘렌토다."),
         ("하준이는 요즘 운동할 시간이 없다.", "하준이의 출근 시간은 오전 9시다."),

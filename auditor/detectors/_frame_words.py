@@ -294,6 +294,9 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
+        grade = _school_grade(lows, i)
+        if grade is not None:
+            out.setdefault("grade", set()).add(grade)
         if low in _TIMES:  # "twice a day": as "2 times a day"
             out.setdefault("count:tim", set()).add(_TIMES[low])
         if low in _EVERY and i + 1 < len(lows) and lows[i + 1] in _PERIODS:
@@ -363,6 +366,20 @@ def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> N
         span = (last - first) % 7
         out["weekday"] = {(first - 1 + k) % 7 + 1 for k in range(span + 1)}
         return
+
+
+def _school_grade(lows: Sequence[str], i: int) -> float | None:
+    """A school year at ``i``: "in year 2", "in grade 5", "in 3rd grade" (1 to 13; "year 2"
+    opening a value counts too: "is in" is then the relation's)."""
+    low = lows[i]
+    if low in ("year", "grade") and (i == 0 or lows[i - 1] == "in") and i + 1 < len(lows):
+        num = _number(lows[i + 1])
+    elif low == "grade" and i > 0:
+        m = _ORDINAL.match(lows[i - 1])
+        num = float(m.group(1)) if m else None
+    else:
+        return None
+    return num if num is not None and num.is_integer() and 1 <= num <= 13 else None  # noqa: PLR2004
 
 
 #: "once", "twice", "thrice": a count of times, keyed as "3 times" is

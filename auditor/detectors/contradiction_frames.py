@@ -68,7 +68,7 @@ from auditor.detectors.frame_occasions import (
     other_occasions,
     scope_words,
 )
-from auditor.detectors.frame_people import another_person, relative_names
+from auditor.detectors.frame_people import another_person, named_relative_view, relative_names
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
 
@@ -304,6 +304,13 @@ def _letter_name(text: str, t: Tok, offset: int, first: Tok) -> bool:
     return t.start > first.start and text[t.start - offset : t.end - offset].isupper()
 
 
+#: adverbs that make a relation exclusive ("written entirely in Rust")
+_WHOLLY = frozenset({"entirely", "exclusively", "solely", "wholly", "completely", "fully"})
+#: relations whose value is a programming language ("is written in Rust"): the value names
+#: the attribute of "Atlas's main language is TypeScript"
+_LANGUAGE_RELATIONS = frozenset({"written in", "cod in", "implement in", "programm in"})
+
+
 def _en_relation(lows: Sequence[str], boundary: int) -> tuple[list[str], int, bool]:
     """The relation's words from the verb at ``boundary`` (its participles, particles and
     prepositions: "is licensed under"), where the value starts, and whether "only" stood
@@ -324,6 +331,14 @@ def _en_relation(lows: Sequence[str], boundary: int) -> tuple[list[str], int, bo
         else:
             rel_parts.append(lows[j])
         j += 1
+    if (
+        len(rel_parts) > 1
+        and j + 1 < n
+        and lows[j].endswith("ly")
+        and lows[j + 1] in d["prepositions_set"]
+    ):
+        only_in_rel = only_in_rel or lows[j] in _WHOLLY  # "written entirely in Rust"
+        j += 1  # an adverb inside the relation ("hosted mostly on", "written entirely in")
     while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
         rel_parts.append(lows[j])
         j += 1
@@ -423,7 +438,9 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         names,
         attached_keys(value_toks, typed),
         _en_owners(head_toks),
-        _en_roles(text, value_toks, offset),
+        frozenset({"languag"})
+        if rel in _LANGUAGE_RELATIONS
+        else _en_roles(text, value_toks, offset),
     )
 
 
@@ -519,7 +536,11 @@ def frames_of(text: str) -> tuple[Frame, ...]:
                 out.append(_as_birthday(frame))
             continue
         base: Frame | None = None
-        for view in _appositive_views(text, toks):
+        views = _appositive_views(text, toks)
+        named = named_relative_view(text, toks)
+        if named is not None:
+            views = [*views, named]
+        for view in views:
             frame = _en_frame(part, view, max(pos, 0))
             if frame is not None:
                 base = base or frame

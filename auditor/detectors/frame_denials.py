@@ -44,6 +44,12 @@ _EN_ALTERNATIVE = re.compile(
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,
 )
+#: a tool dropped: "the team dropped Datadog last year", "ditched Jira", "moved off Heroku"
+#: (only a capitalised name: "dropped the kids at school" drops nothing)
+_EN_DROPPED = re.compile(
+    r"\b(?:[Dd]ropped|[Dd]itched|[Aa]bandoned|[Mm]oved\s+off(?:\s+of)?"
+    r"|[Mm]igrated\s+(?:away\s+)?from)\s+([A-Z][\w.+#&'-]{0,40})"
+)
 #: Korean: "Y가 아니라" / "Y이 아니고", "Y 말고", "Y 대신(에)"
 _KO_ALTERNATIVE = re.compile(
     r"([^\s,.]{1,20}?)(?:이|가)?\s*아니(?:라|고)|([^\s,.]{1,20}?)\s*(?:말고|대신)"
@@ -60,7 +66,11 @@ _MAX_TOKENS = 40
 #: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
 _KO_CUES = ("아니", "말고", "대신")
 #: a cheap test before the English pattern runs
-_EN_CUE = re.compile(r"\b(?:not|never|instead|rather|longer|stopped|away|no)\b|n't", re.IGNORECASE)
+_EN_CUE = re.compile(
+    r"\b(?:not|never|instead|rather|longer|stopped|away|no|dropped|ditched|abandoned|off"
+    r"|migrated)\b|n't",
+    re.IGNORECASE,
+)
 #: the most words of an alternative read ("the Army of Northern Virginia")
 _PHRASE_WORDS = 5
 _PHRASE_CHARS = 80
@@ -81,6 +91,8 @@ _PHRASE_STOPS = frozenset(
         "anymore",
         "yet",
         "so",
+        "in",  # "dropped Sentry in March": when, not part of the name
+        "during",
     }
 )
 #: how many tokens before a stated alternative are searched for a negation of its own
@@ -203,7 +215,7 @@ def _alternatives(text: str) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
             key = ko_key(word) if _is_hangul(word) else word.lower()
             if key:
                 out.append(((key,), (m.start(group), m.end(group))))
-    for m in _EN_ALTERNATIVE.finditer(text):
+    for m in (*_EN_ALTERNATIVE.finditer(text), *_EN_DROPPED.finditer(text)):
         phrase = _PHRASE_END.split(text[m.start(1) : m.start(1) + _PHRASE_CHARS], maxsplit=1)[0]
         toks = _tokens(phrase)
         if not toks or toks[0].low in skip:

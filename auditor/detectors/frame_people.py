@@ -11,7 +11,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import Tok, _data, _month_names, modality_of, relatives
 
-__all__ = ["another_person", "relative_names"]
+__all__ = ["another_person", "named_relative_view", "relative_names"]
 
 
 def another_person(a: Frame, b: Frame) -> bool:
@@ -80,3 +80,17 @@ def _proper_non_names() -> frozenset[str]:
         | set(months)
         | {"i"}
     )
+
+
+def named_relative_view(text: str, toks: Sequence[Tok]) -> Sequence[Tok] | None:
+    """The sentence from the name on when it opens with a relative named in apposition
+    ("Jordan's son Eli is in year 2" -> "Eli is in year 2"), so that it meets "Eli is in
+    year 5"; None otherwise."""
+    if len(toks) < 4 or toks[1].key not in relatives()[0]:  # noqa: PLR2004
+        return None
+    if not (toks[0].low in _NAMING_OWNERS or toks[0].low.endswith("'s")):
+        return None
+    raw = text[toks[2].start : toks[2].end]
+    if not (raw[:1].isupper() and raw.isalpha()) or toks[2].key in _proper_non_names():
+        return None
+    return toks[2:]

@@ -14,6 +14,10 @@ from auditor.detectors._frame_words import bigrams
 __all__ = ["owner_apart", "role_aligned"]
 
 
+#: head words that rank an attribute without naming another ("main language")
+_RANKS = frozenset({"main", "primary", "default", "preferred", "core"})
+
+
 def owner_apart(a: Frame, b: Frame) -> bool:
     """Whether one head is only the owner of the other's thing ("Lumen" / "Lumen's CI",
     "Priya" / "Priya's standup", "모아" / "모아의 백엔드"): two things, not one."""
@@ -48,8 +52,9 @@ def role_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
         if not roles <= x.head:
             continue
         # what the head has beyond the owner and the role: at most the bigram that joins
-        # two Korean words ("모아라이선스" holds "아라")
-        if len(x.head - y.head - roles) > (1 if x.lang == "ko" else 0):
+        # two Korean words ("모아라이선스" holds "아라"), or a word that ranks the attribute
+        # ("Atlas's main language")
+        if len(x.head - y.head - roles - _RANKS) > (1 if x.lang == "ko" else 0):
             continue
         values = y.values - y.roles - {y.rel}
         if not values:
