@@ -688,3 +688,22 @@ def test_a_negated_alternative_is_not_a_negation_conflict(older: str, newer: str
 )
 def test_a_negation_of_what_the_other_states_still_conflicts(older: str, newer: str) -> None:
     assert [d.entity for d in pair(older, newer) if d.score >= 0.55] != []
+
+
+def test_every_default_trait_has_a_gate() -> None:
+    """Each trait's patterns are tried only on texts holding one of their necessary
+    literals (one automaton pass): no default trait is tried on every text, and a
+    trait's own flag text passes its gate."""
+    from auditor.detectors._contradiction_profile import _traits
+    from auditor.detectors._contradiction_text import _tokens
+    from auditor.detectors.contradiction import _default_lexicon
+
+    lex, _ = _default_lexicon()
+    assert lex.trait_always == frozenset()
+    for text, trait in [
+        ("Jordan's go-to order is a cheeseburger and fries.", "diet_meat"),
+        ("하윤이는 매일 아침 카푸치노를 마신다.", "coffee"),
+        ("Drinks a latte every morning.", "lactose"),
+    ]:
+        mentions = _traits(text, _tokens(text), lex, any("가" <= c <= "힣" for c in text))
+        assert trait in {m.trait for m in mentions}, text

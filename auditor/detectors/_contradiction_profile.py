@@ -199,6 +199,14 @@ class Profile:
         return bool(self.negations)
 
 
+def _triggers(pattern: str) -> frozenset[str]:
+    """Literals (folded) one of which is in every match of a trait pattern: the ones the
+    regex parser proves necessary ("(?:cheese|beef)?burgers?" -> burger), else its literal
+    prefix ("" when it has none: the pattern is then tried on every text)."""
+    found = necessary_literals(pattern, re.IGNORECASE)
+    return found if found is not None else frozenset({_literal_prefix(pattern)})
+
+
 def _literal_prefix(pattern: str) -> str:
     """The literal text a trait pattern starts with (lower case; "" when there is none).
 
@@ -251,6 +259,9 @@ class Lexicon:
         init=False
     )
     trait_triggers: dict[str, tuple[str, ...]] = field(init=False)
+    #: every trait trigger in one automaton (one pass per text), and the traits with none
+    trait_gate: LiteralSet = field(init=False)
+    trait_always: frozenset[str] = field(init=False)
     trait_ko_cues: dict[str, tuple[str, ...]] = field(init=False)
     scope_patterns: tuple[re.Pattern[str], ...] = field(init=False)
     #: per scope pattern, literals one of which each match holds (None: no such set)
@@ -298,9 +309,19 @@ class Lexicon:
             self,
             "trait_triggers",
             {
-                name: tuple(sorted({_literal_prefix(p) for p in (*spec["a"], *spec["b"])}))
+                name: tuple(sorted({t for p in (*spec["a"], *spec["b"]) for t in _triggers(p)}))
                 for name, spec in self.traits.items()
             },
+        )
+        object.__setattr__(
+            self,
+            "trait_gate",
+            LiteralSet(t for words in self.trait_triggers.values() for t in words if t),
+        )
+        object.__setattr__(
+            self,
+            "trait_always",
+            frozenset(name for name, words in self.trait_triggers.items() if "" in words),
         )
         object.__setattr__(
             self, "scope_patterns", tuple(re.compile(p) for p in data.SCOPE_PATTERNS)
@@ -471,9 +492,9 @@ def _traits(
     text: str, tokens: Sequence[Token], lex: Lexicon, hangul: bool
 ) -> tuple[TraitMention, ...]:
     out: list[TraitMention] = []
-    low = text.lower()
+    present = lex.trait_gate.present(fold(text))
     for name, (pat_a, pat_b, cues) in lex.trait_patterns.items():
-        if not any(trigger in low for trigger in lex.trait_triggers[name]):
+        if name not in lex.trait_always and present.isdisjoint(lex.trait_triggers[name]):
             continue
         for side, pattern in (("a", pat_a), ("b", pat_b)):
             for m in pattern.finditer(text):

@@ -337,12 +337,21 @@ _RANGE_LINKS = frozenset({"to", "through", "thru", "till", "until", "-", "–"})
 def _weekday_of(t: Tok, ko: bool) -> int | None:
     """The day of the week a token names, or None."""
     weekdays = _data()["weekdays"]
-    for cand in (t.low, t.key):
-        if cand in weekdays:
-            return int(weekdays[cand])
-        if ko and cand.startswith(_ko_weekdays()):
-            return int(weekdays[next(w for w in _ko_weekdays() if cand.startswith(w))])
+    day = weekdays.get(t.low)
+    if day is None:
+        day = weekdays.get(t.key)
+    if day is not None:
+        return int(day)
+    if ko and t.low[:1] in _KO_DAY_INITIALS:
+        for cand in (t.low, t.key):
+            for w in _ko_weekdays():
+                if cand.startswith(w):
+                    return int(weekdays[w])
     return None
+
+
+#: the first syllables of the Korean day names ("월요일" ... "일요일")
+_KO_DAY_INITIALS = frozenset("월화수목금토일")
 
 
 def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> None:

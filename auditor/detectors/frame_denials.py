@@ -21,6 +21,7 @@ fact ("Minji's sister uses Python") are left out, and so is a text past a short 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -201,7 +202,8 @@ def _negation(low: str) -> bool:
     return low in _NEGATIONS or low.endswith("n't") or _KO_NEGATION.search(low) is not None
 
 
-def _alternatives(text: str) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
+@functools.lru_cache(maxsize=8192)
+def _alternatives(text: str) -> tuple[tuple[tuple[str, ...], tuple[int, int]], ...]:
     """The alternatives a text denies: their content keys (the first word's first; up to
     ``_PHRASE_WORDS`` words before a comma or a clause word) and the first word's offsets."""
     d = _data()
@@ -228,7 +230,7 @@ def _alternatives(text: str) -> list[tuple[tuple[str, ...], tuple[int, int]]]:
                 keys.append(t.key)
         if keys:
             out.append((tuple(keys), (m.start(1), m.start(1) + toks[0].end)))
-    return out
+    return tuple(out)
 
 
 def _other_person(older: str, newer: str) -> bool:
