@@ -76,6 +76,8 @@ CONFLICTS = [
     ("Vela's main language is Kotlin.", "Vela is written entirely in Swift."),
     # a relative named in apposition is the sentence's subject too; school years
     ("Ada's son Tom is in year 3.", "Tom is in year 6."),
+    # a Korean relative named before the topic is the topic's person too
+    ("민지의 딸 하은이는 올해 5살이다.", "하은이는 8살이고 초등학교 2학년이다."),
     # a length as a compound adjective against the length stated outright
     ("Kai's sprint length is two weeks.", "Kai's team runs four-week sprints."),
     # a relative's name given in apposition against the name stated outright
@@ -145,6 +147,7 @@ NON_CONFLICTS = [
     ("Ruth is 64 and works part-time.", "Ruth's husband is 70."),
     ("Vela is written in Swift.", "Vela's web client is written in TypeScript."),
     ("Ada's son Tom is in year 3.", "Ada's daughter Kim is in year 6."),
+    ("민지의 딸 하은이는 올해 5살이다.", "민지의 아들 도윤이는 8살이다."),
     # a range of days holds the days inside it
     ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
     ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),

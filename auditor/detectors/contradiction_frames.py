@@ -68,7 +68,12 @@ from auditor.detectors.frame_occasions import (
     other_occasions,
     scope_words,
 )
-from auditor.detectors.frame_people import another_person, named_relative_view, relative_names
+from auditor.detectors.frame_people import (
+    another_person,
+    ko_named_relative_view,
+    named_relative_view,
+    relative_names,
+)
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
 
@@ -534,6 +539,11 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             frame = ko_frame(part, toks)
             if frame is not None:
                 out.append(_as_birthday(frame))
+            named = ko_named_relative_view(toks)
+            if named is not None:
+                frame = ko_frame(part, named)  # "혜진의 아들 준우는 7살이다": 준우 is 7
+                if frame is not None:
+                    out.append(_as_birthday(frame))
             continue
         base: Frame | None = None
         views = _appositive_views(text, toks)

@@ -11,7 +11,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import Tok, _data, _month_names, modality_of, relatives
 
-__all__ = ["another_person", "named_relative_view", "relative_names"]
+__all__ = ["another_person", "ko_named_relative_view", "named_relative_view", "relative_names"]
 
 
 def another_person(a: Frame, b: Frame) -> bool:
@@ -92,5 +92,19 @@ def named_relative_view(text: str, toks: Sequence[Tok]) -> Sequence[Tok] | None:
         return None
     raw = text[toks[2].start : toks[2].end]
     if not (raw[:1].isupper() and raw.isalpha()) or toks[2].key in _proper_non_names():
+        return None
+    return toks[2:]
+
+
+def ko_named_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
+    """The Korean sentence from the name on when it opens with an owner, a relative and the
+    relative's name as its topic ("혜진의 아들 준우는 올해 7살이다" -> "준우는 올해
+    7살이다"); None otherwise."""
+    if len(toks) < 4 or not toks[0].low.endswith("의"):  # noqa: PLR2004
+        return None
+    relative = toks[1].low
+    if relative not in relatives()[1]:
+        return None
+    if not toks[2].low.endswith(("은", "는", "이", "가")) or len(toks[2].low) < 2:  # noqa: PLR2004
         return None
     return toks[2:]
