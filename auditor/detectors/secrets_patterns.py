@@ -210,6 +210,27 @@ _VENDOR_FORMATS: tuple[tuple[str, str, tuple[str, ...], float], ...] = (
 )
 
 
+def _password_pattern(
+    id_: str,
+    regex: str,
+    *,
+    score: float = 0.8,
+    gate: tuple[str, ...] = _PW_GATE,
+    check: Check = "password",
+) -> ExtraPattern:
+    """A password stated in text: the value in group ``val``, case-insensitive."""
+    return ExtraPattern(
+        id=id_,
+        entity="password_in_text",
+        regex=re.compile(regex, _I),
+        group="val",
+        score=score,
+        check=check,
+        priority=2,
+        gate=gate,
+    )
+
+
 def _vendor_pattern(id_: str, regex: str, gate: tuple[str, ...], score: float) -> ExtraPattern:
     return ExtraPattern(
         id=id_,
@@ -346,79 +367,39 @@ EXTRA_PATTERNS: tuple[ExtraPattern, ...] = (
         priority=2,
         gate=_PW_GATE,
     ),
-    ExtraPattern(
-        id="password_quoted_after_word",
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])(?:{_PW_STRONG})(?![A-Za-z])\s{{1,3}}"
-            r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}')",
-            _I,
-        ),
-        group="val",
-        score=0.8,
-        check="password",
-        priority=2,
-        gate=_PW_GATE,
+    _password_pattern(
+        "password_quoted_after_word",
+        rf"(?<![A-Za-z])(?:{_PW_STRONG})(?![A-Za-z])\s{{1,3}}"
+        r"(?P<val>\"[^\"\n]{3,128}\"|'[^'\n]{3,128}')",
     ),
-    ExtraPattern(
-        id="password_cli_flag",  # "psexec \\\\host -u admin -p VALUE", "-Password VALUE"
-        entity="password_in_text",
-        regex=re.compile(
-            r"(?:\s-u(?:ser)?\s{1,3}[^\s-][^\s]{0,63}\s{1,3}-p(?:(?:w|ass|assword)?(?:\s{1,3}|=)"
-            r"|(?=[^\s=\-]))"  # mysql's "-u root -pVALUE": the value glued to the flag
-            r"|\s-password(?:\s{1,3}|=)|\s--password(?:\s{1,3}|=)|\s--passwd(?:\s{1,3}|=))"
-            r"(?P<val>[^\s\"'`$%{<]{4,64})(?=\s|$)",
-            _I,
-        ),
-        group="val",
-        score=0.8,
-        check="password",
-        priority=2,
+    _password_pattern(  # "psexec \\\\host -u admin -p VALUE", "-Password VALUE"
+        "password_cli_flag",
+        r"(?:\s-u(?:ser)?\s{1,3}[^\s-][^\s]{0,63}\s{1,3}-p(?:(?:w|ass|assword)?(?:\s{1,3}|=)"
+        r"|(?=[^\s=\-]))"  # mysql's "-u root -pVALUE": the value glued to the flag
+        r"|\s-password(?:\s{1,3}|=)|\s--password(?:\s{1,3}|=)|\s--passwd(?:\s{1,3}|=))"
+        r"(?P<val>[^\s\"'`$%{<]{4,64})(?=\s|$)",
         gate=("-p", "-password", "--passw"),
     ),
-    ExtraPattern(
-        id="password_after_with",  # "ssh in with password VALUE", "log in using the password VALUE"
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])(?:with|using|use)\s{{1,3}}(?:the\s{{1,3}}|a\s{{1,3}})?(?:{_PW_STRONG})"
-            # (not hyphenated words: "with password Manager-generated values")
-            rf"(?![A-Za-z])\s{{1,3}}(?![A-Za-z]+(?:-[A-Za-z]+)+(?:[\s.,;:!?]|$)){_PW_VALUE}",
-            _I,
-        ),
-        group="val",
-        score=0.8,
-        check="password",
-        priority=2,
-        gate=_PW_GATE,
+    _password_pattern(  # "ssh in with password VALUE", "log in using the password VALUE"
+        "password_after_with",
+        rf"(?<![A-Za-z])(?:with|using|use)\s{{1,3}}(?:the\s{{1,3}}|a\s{{1,3}})?(?:{_PW_STRONG})"
+        # (not hyphenated words: "with password Manager-generated values")
+        rf"(?![A-Za-z])\s{{1,3}}(?![A-Za-z]+(?:-[A-Za-z]+)+(?:[\s.,;:!?]|$)){_PW_VALUE}",
     ),
-    ExtraPattern(
-        id="login_pair",  # "the login for the router is admin / VALUE", "credentials: root/VALUE"
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])(?:log[ -]?in|sign[ -]?in|credentials?|creds){_PW_QUALIFIER}"
-            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK})[^\s/:=]{{1,64}}\s{{0,2}}/\s{{0,2}}{_PW_VALUE}",
-            _I,
-        ),
-        group="val",
-        score=0.8,
-        check="password",
-        priority=2,
+    _password_pattern(  # "the login for the router is admin / VALUE", "credentials: root/VALUE"
+        "login_pair",
+        rf"(?<![A-Za-z])(?:log[ -]?in|sign[ -]?in|credentials?|creds){_PW_QUALIFIER}"
+        rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK})[^\s/:=]{{1,64}}\s{{0,2}}/\s{{0,2}}{_PW_VALUE}",
         gate=("login", "log in", "log-in", "signin", "sign in", "sign-in", "cred"),
     ),
-    ExtraPattern(
-        id="google_app_password",  # sixteen letters in four groups, as Google shows them
-        entity="password_in_text",
-        regex=re.compile(
-            rf"(?<![A-Za-z])app[ \-]?passwords?{_PW_QUALIFIER}"
-            rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}|\s{{1,3}})[\"'`]?"
-            r"(?P<val>[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![A-Za-z])",
-            _I,
-        ),
-        group="val",
+    _password_pattern(  # sixteen letters in four groups, as Google shows them
+        "google_app_password",
+        rf"(?<![A-Za-z])app[ \-]?passwords?{_PW_QUALIFIER}"
+        rf"(?:{_PW_PROSE_LINK}|{_PW_ASSIGN_LINK}|\s{{1,3}})[\"'`]?"
+        r"(?P<val>[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![A-Za-z])",
         score=0.85,
-        check="placeholder",
-        priority=2,
         gate=("app password", "app-password", "apppassword"),
+        check="placeholder",
     ),
     ExtraPattern(
         id="token_prose",
