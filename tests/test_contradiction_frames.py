@@ -78,6 +78,10 @@ CONFLICTS = [
     ("Ada's son Tom is in year 3.", "Tom is in year 6."),
     # a Korean relative named before the topic is the topic's person too
     ("민지의 딸 하은이는 올해 5살이다.", "하은이는 8살이고 초등학교 2학년이다."),
+    # a job told as "is a", "works as", "job is" ("간호사다", "교사로 일한다", "직업은")
+    ("Noor is a pharmacist.", "Noor works as a dental nurse."),
+    ("Noor's job is teaching.", "Noor is a lawyer."),
+    ("서윤은 약사다.", "서윤은 중학교 교사로 일한다."),
     # a length as a compound adjective against the length stated outright
     ("Kai's sprint length is two weeks.", "Kai's team runs four-week sprints."),
     # a relative's name given in apposition against the name stated outright
@@ -148,6 +152,9 @@ NON_CONFLICTS = [
     ("Vela is written in Swift.", "Vela's web client is written in TypeScript."),
     ("Ada's son Tom is in year 3.", "Ada's daughter Kim is in year 6."),
     ("민지의 딸 하은이는 올해 5살이다.", "민지의 아들 도윤이는 8살이다."),
+    ("Noor is a pharmacist.", "Noor is a mother of two."),
+    ("Noor is a pharmacist.", "Noor's husband is a lawyer."),
+    ("서윤은 약사다.", "서윤의 남편은 변호사다."),
     # a range of days holds the days inside it
     ("The clinic is open Monday to Friday.", "The clinic is open on Wednesdays."),
     ("도서관은 월요일부터 금요일까지 연다.", "도서관은 수요일에 연다."),

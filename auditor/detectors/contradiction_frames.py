@@ -60,6 +60,7 @@ from auditor.detectors._frame_words import (
     modality_of,
 )
 from auditor.detectors.frame_anchors import ages_close, folded, other_period
+from auditor.detectors.frame_jobs import as_job
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
 from auditor.detectors.frame_lengths import compound_lengths, without_length_words
 from auditor.detectors.frame_occasions import (
@@ -76,6 +77,7 @@ from auditor.detectors.frame_people import (
 )
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
+from auditor.detectors.frame_verbs import en_boundary, looks_verb, named_entity
 
 __all__ = [
     "Frame",
@@ -135,127 +137,6 @@ def _list_end(toks: Sequence[Tok], start: int) -> int:
     return _clause_end(toks, start) if end < n and toks[end].low == "," else end
 
 
-#: subjects whose verb has no -s ("I sleep", "we deploy"): the word after one is the verb
-_PLAIN_SUBJECTS = frozenset({"i", "we", "they", "you"})
-
-
-def _after_plain_subject(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> bool:
-    """Whether the word at ``i`` is a verb right after "I" / "we" / "they" / "you" (adverbs,
-    "do" and negations between: "I usually sleep", "I don't eat")."""
-    if i == 0 or toks[0].low not in _PLAIN_SUBJECTS:
-        return False
-    low = toks[i].low
-    if not low.isalpha() or low in d["qualifiers_set"] or low.endswith("ly"):
-        return False
-    nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-    if low in d["never_words_set"] or low == "also" or (low == "do" and nxt in ("not", "never")):
-        return False
-    k = i - 1
-    while k > 0 and (
-        toks[k].low.endswith(("ly", "n't"))
-        or toks[k].low in d["qualifiers_set"]
-        or toks[k].low in d["never_words_set"]
-        or toks[k].low in ("do", "also")
-    ):
-        k -= 1
-    return k == 0 and toks[0].low in _PLAIN_SUBJECTS
-
-
-#: words in -s that open a sentence without being its verb ("Thanks for your help")
-_NOT_VERBS = frozenset({"thanks", "regards", "cheers", "congrats", "greetings", "news"})
-#: "'s" that is "is" or "us", not a possessive ("it's", "let's")
-_CONTRACTED_IS = frozenset(
-    {"it's", "that's", "he's", "she's", "what's", "there's", "here's", "who's", "let's"}
-)
-#: at most this many words of a subject before a verb in -s ("The user prefers", "Chloe bakes")
-_SUBJECT_WORDS = 2
-
-
-@functools.cache
-def _lead_skip() -> frozenset[str]:
-    """Words before a verb that are not its subject ("only", "never", "usually")."""
-    d = _data()
-    return frozenset(d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"])
-
-
-def _after_possessed_plural(toks: Sequence[Tok], i: int, d: Mapping[str, Any]) -> bool:
-    """Whether the word at ``i`` is a verb in the base form right after a possessed plural
-    noun ("Kestrel's releases go out", "Hana's shifts start at 7")."""
-    if i < 2 or toks[i - 2].low in _CONTRACTED_IS or not toks[i - 2].low.endswith("'s"):  # noqa: PLR2004
-        return False
-    noun, low = toks[i - 1].low, toks[i].low
-    return (
-        noun.isalpha()
-        and noun.endswith("s")
-        and not noun.endswith(("ss", "us", "is"))
-        and low.isalpha()
-        and low not in d["prepositions_set"]
-        and low not in d["determiners_set"]
-        and low not in d["qualifiers_set"]
-        and low not in ("and", "or", "of")
-    )
-
-
-def _looks_verb(toks: Sequence[Tok], i: int) -> bool:
-    d = _data()
-    low = toks[i].low
-    if low in d["copulas_set"]:
-        return True
-    if _after_plain_subject(toks, i, d):
-        return True
-    if i > 0 and toks[i - 1].low in d["determiners_set"] and toks[i - 1].low != "a":
-        return False  # "the store opens": a noun after an article ("Server A runs": a name)
-    if i > 0 and toks[i - 1].low.endswith("'s") and toks[i - 1].low not in _CONTRACTED_IS:
-        return False  # "Kestrel's releases go out": a noun after a possessive
-    if _after_possessed_plural(toks, i, d):
-        return True  # "Kestrel's releases go out", "Hana's shifts start at 7"
-    if low in d["relation_verbs_set"]:
-        return True
-    if low in AGE_VERBS and i + 1 < len(toks) and _number(toks[i + 1].low) is not None:
-        return True  # "Ben turned 36 last month": an age
-    if len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is", "'s")):
-        nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-        if nxt in d["prepositions_set"] or nxt in d["determiners_set"] or _number(nxt) is not None:
-            return True
-        # first, or right after a one- or two-word subject ("Answers tickets ...", "Chloe
-        # bakes sourdough", "The user prefers tabs"), unless a verb follows ("Hana's shifts
-        # are ...")
-        if i > _SUBJECT_WORDS + 3 or not low.isalpha() or low in _NOT_VERBS:
-            return False
-        skip = _lead_skip()
-        before = [t for t in toks[:i] if t.low not in skip]
-        return (
-            len(before) <= _SUBJECT_WORDS
-            and not (before and before[-1].low in d["determiners_set"])
-            and nxt not in d["copulas_set"]
-            and nxt not in d["relation_verbs_set"]
-        )
-    return False
-
-
-def _en_boundary(toks: Sequence[Tok]) -> int:
-    """Index of the relation word (copula, verb or ":") ending the head; -1 when none."""
-    for i, t in enumerate(toks):
-        if t.low == ":" and i > 0:
-            return i
-        if t.low in (",", "(", ")"):
-            return -1
-        if _looks_verb(toks, i):
-            return i
-    return -1
-
-
-def _named_entity(text: str, head_toks: Sequence[Tok], offset: int) -> bool:
-    """Whether an English head is only a name ("Priya", "Project Falcon"): capitalised words,
-    none a possessive. A named person or thing has many attributes, so "Priya is the product
-    manager" and "Priya is allergic to penicillin" say two of them, not two values of one
-    ("Priya's manager is", "the project's licence is": an attribute of the name)."""
-    return bool(head_toks) and all(
-        text[t.start - offset : t.start - offset + 1].isupper() and not t.low.endswith("'s")
-        for t in head_toks
-    )
-
-
 def _en_functional(  # noqa: PLR0913 - the relation's parts and the head they follow
     verb: str,
     rel_parts: Sequence[str],
@@ -277,7 +158,7 @@ def _en_functional(  # noqa: PLR0913 - the relation's parts and the head they fo
         return (
             subject
             and not person
-            and not (bare and _named_entity(text, head_toks, offset))
+            and not (bare and named_entity(text, head_toks, offset))
             and not (len(rel_parts) == 1 and nxt in ("a", "an"))
         )
     return bool(verb in d["functional_verbs_set"] and verb not in d["multi_valued_verbs_set"])
@@ -356,7 +237,7 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     lows = [t.low for t in toks]
     n = len(toks)
     skip = d["qualifiers_set"] | d["only_words_set"] | d["never_words_set"] | {"usually"}
-    boundary = _en_boundary(toks)
+    boundary = en_boundary(toks)
     if boundary < 0:
         return None
     head_toks = [
@@ -409,7 +290,7 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     negated = any(w in d["never_words_set"] or w.endswith("n't") for w in lows[: j + 1])
     typed = _typed(value_toks, False)
     age = age_after_verb(verb, value_toks)
-    if age is None and verb in d["copulas_set"] and _named_entity(text, head_toks, offset):
+    if age is None and verb in d["copulas_set"] and named_entity(text, head_toks, offset):
         age = _bare_age(value_toks)  # "Margaret is 71 and retired from teaching"
     if age is not None:
         typed.setdefault("age", set()).add(age)
@@ -538,7 +419,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
         if any(_is_hangul(t.low) for t in toks):
             frame = ko_frame(part, toks)
             if frame is not None:
-                out.append(_as_birthday(frame))
+                out.append(as_job(_as_birthday(frame), part))
             named = ko_named_relative_view(toks)
             if named is not None:
                 frame = ko_frame(part, named)  # "혜진의 아들 준우는 7살이다": 준우 is 7
@@ -554,7 +435,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             frame = _en_frame(part, view, max(pos, 0))
             if frame is not None:
                 base = base or frame
-                out.append(without_length_words(_as_birthday(frame)))
+                out.append(as_job(without_length_words(_as_birthday(frame)), part))
         out.extend(relative_names(text, toks))
         out.extend(compound_lengths(toks, base))
     return tuple(out)
@@ -609,7 +490,7 @@ def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
         ),
         -1,
     )
-    if second < 0 or second + 1 >= len(toks) or not _looks_verb(toks, second + 1):
+    if second < 0 or second + 1 >= len(toks) or not looks_verb(toks, second + 1):
         return [toks]
     if any(t.low in d["clause_stops_set"] - {","} for t in toks[first + 1 : second]):
         return [toks]  # "Minji, but not her team, ..."
