@@ -153,6 +153,8 @@ NON_CONFLICTS = [
     ("Ada's son Tom is in year 3.", "Ada's daughter Kim is in year 6."),
     ("민지의 딸 하은이는 올해 5살이다.", "민지의 아들 도윤이는 8살이다."),
     ("Noor is a pharmacist.", "Noor is a mother of two."),
+    ("Noor is a hard worker.", "Noor works as a dental nurse."),
+    ("Noor is a good cook.", "Noor works as a dental nurse."),
     ("Noor is a pharmacist.", "Noor's husband is a lawyer."),
     ("서윤은 약사다.", "서윤의 남편은 변호사다."),
     # a range of days holds the days inside it

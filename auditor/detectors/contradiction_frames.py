@@ -59,7 +59,7 @@ from auditor.detectors._frame_words import (
     ko_key,
     modality_of,
 )
-from auditor.detectors.frame_anchors import ages_close, folded, other_period
+from auditor.detectors.frame_anchors import ages_close, folded, near_values, other_period
 from auditor.detectors.frame_jobs import as_job
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
 from auditor.detectors.frame_lengths import compound_lengths, without_length_words
@@ -649,15 +649,6 @@ def _ko_relation_groups() -> dict[str, str]:
     }
 
 
-def _close(va: frozenset[Any], vb: frozenset[Any]) -> bool:
-    """Whether two sets of approximate quantities are within 25% of each other."""
-    return any(
-        isinstance(x, float) and isinstance(y, float) and abs(x - y) <= 0.25 * max(x, y, 1.0)
-        for x in va
-        for y in vb
-    )
-
-
 def _typed_kinds(f: Frame) -> set[str]:
     return {k for k, _v in f.typed}
 
@@ -669,7 +660,7 @@ def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
     for kind in sorted(set(ta) & set(tb)):
         va, vb = ta[kind], tb[kind]
         if not (va & vb):
-            if (a.approx or b.approx) and _close(va, vb):
+            if (a.approx or b.approx) and near_values(va, vb):
                 continue  # "about 150" / "about 160"
             if kind == "age" and ages_close(va, vb):
                 continue  # "is 34" / "turned 35": a birthday in between

@@ -18,6 +18,7 @@ sister's rent"). Only short single-sentence facts in the present are read.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 from auditor.detectors._contradiction_text import stem
@@ -32,7 +33,7 @@ from auditor.detectors._frame_words import (
 )
 from auditor.detectors.frame_occasions import SCOPE_KINDS, scope_words, told_in_past
 
-__all__ = ["AGE_APART", "ages_close", "anchored_typed", "folded", "other_period"]
+__all__ = ["AGE_APART", "ages_close", "anchored_typed", "folded", "near_values", "other_period"]
 
 #: typed kinds (the part before ":") one event or amount can hold one value of
 _ANCHOR_KINDS = frozenset({"date", "month", "dom", "money", "count", "age", "clock"})
@@ -126,14 +127,15 @@ def _differing_kind(
     kind = differing[0]
     if kind == "age" and ages_close(ta[kind], tb[kind]):
         return None
-    if approx and _near(ta[kind], tb[kind]):
+    if approx and near_values(ta[kind], tb[kind]):
         return None  # "about 150" / "about 160"
     base = kind.split(":", 1)[0]
     return base if base in _ANCHOR_KINDS else None
 
 
-def _near(va: set[Any], vb: set[Any]) -> bool:
-    """Whether two sets of numbers hold values within a quarter of each other."""
+def near_values(va: Iterable[Any], vb: Iterable[Any]) -> bool:
+    """Whether two sets of approximate quantities hold values within a quarter of each
+    other ("about 150" / "about 160")."""
     return any(
         isinstance(x, float) and isinstance(y, float) and abs(x - y) <= 0.25 * max(x, y, 1.0)
         for x in va

@@ -171,9 +171,11 @@ def denied_index_keys(text: str) -> list[str]:
     if len(text) > _MAX_CHARS:
         return []
     lacks = [f"w:{noun}{p}" for noun, _span in _ko_lacks(text) for p in _KO_PARTICLES]
-    ko = _is_hangul(text) and any(cue in text for cue in _KO_CUES)
-    if (not ko and not _EN_CUE.search(text)) or _long(text):
-        return lacks if not _long(text) else []
+    cue = (_is_hangul(text) and any(c in text for c in _KO_CUES)) or _EN_CUE.search(text)
+    if not (cue or lacks) or _long(text):  # (the cheap tests first: no tokens without a cue)
+        return []
+    if not cue:
+        return lacks
     return [*lacks, *("w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1)]
 
 

@@ -31,13 +31,12 @@ _KO_WORKS_AS = re.compile(r"[가-힣A-Za-z]\s*(?:으로|로)\s*일(?:한|하|해
 
 
 @functools.cache
-def _occupations() -> tuple[frozenset[str], frozenset[str]]:
-    """(English stems, Korean words) of ``occupations`` in the data file."""
+def _occupations() -> tuple[tuple[frozenset[str], ...], frozenset[str]]:
+    """(English occupations as sets of stems, Korean words) of ``occupations`` in the data
+    file; a phrase of several words matches only whole ("social worker", not "worker")."""
     d = _data()
-    en = frozenset(" ".join(stem(w) for w in o.split()) for o in d["occupations"])
-    return en | frozenset(stem(o.split()[-1]) for o in d["occupations"]), frozenset(
-        d["occupations_ko"]
-    )
+    en = tuple(frozenset(stem(w) for w in o.split()) for o in d["occupations"])
+    return en, frozenset(d["occupations_ko"])
 
 
 def as_job(f: Frame, text: str) -> Frame:
@@ -49,7 +48,8 @@ def as_job(f: Frame, text: str) -> Frame:
         if f.head & _JOB_WORDS:
             head = (f.head - _JOB_WORDS) | {_JOB}
             return dataclasses.replace(f, head=head) if head != f.head else f
-        if f.rel in _JOB_RELATIONS or (f.rel == "=" and f.values & en and not f.conj):
+        named = f.rel == "=" and not f.conj and any(o <= f.values for o in en)
+        if f.rel in _JOB_RELATIONS or named:
             return dataclasses.replace(f, head=f.head | {_JOB}, rel="=", functional=True)
         return f
     if _KO_JOB in f.head:

@@ -67,10 +67,14 @@ def _one_day_each(a: Frame, b: Frame, ta: dict[str, Any], tb: dict[str, Any]) ->
     word beside them is a state ("the clinic is open from 9 on Tuesdays")."""
     days_a, days_b = ta.get("weekday", set()), tb.get("weekday", set())
     scope = scope_words()
+
+    def when_only(f: Frame) -> bool:  # every value word a scope word or a number
+        return all(w in scope or any(c.isdigit() for c in w) for w in f.values)
+
     return (
         a.rel == b.rel == "="
-        and not any(w not in scope and not any(c.isdigit() for c in w) for w in a.values)
-        and not any(w not in scope and not any(c.isdigit() for c in w) for w in b.values)
+        and when_only(a)
+        and when_only(b)
         and a.subject
         and b.subject
         and a.functional
