@@ -49,7 +49,7 @@ _KO_ENDINGS = tuple(
 
 def is_hangul(text: str) -> bool:
     """Whether ``text`` contains Hangul syllables."""
-    return _HANGUL.search(text) is not None
+    return not text.isascii() and _HANGUL.search(text) is not None
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -104,7 +104,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 def _is_hangul(s: str) -> bool:
-    return _HANGUL.search(s) is not None
+    return not s.isascii() and _HANGUL.search(s) is not None
 
 
 @functools.cache

@@ -195,6 +195,15 @@ class Detector(abc.ABC):
         """Detections in one memory (``scope = "memory"``)."""
         raise TypeError(f"detector {self.name} works on subjects, not single memories")
 
+    def prepare(self, memories: Sequence[MemoryView]) -> None:
+        """A hint: these memories (one batch of a scan) are about to be analysed.
+
+        A detector whose per-memory work is cheaper in bulk may do it here for all of them
+        and keep the results for :meth:`analyze`; it must not change what :meth:`analyze`
+        returns, which still works for a memory never prepared. The default does nothing.
+        """
+        return  # noqa: PLR1711 - a hook: most detectors have nothing to do in bulk
+
     def prefilter_needles(self) -> Mapping[str, Needles] | None:
         """Per part of this detector, what a text must contain for the part to find anything.
 

@@ -109,7 +109,8 @@ _FACT_CACHE = 10_000
 def text_modality(text: str) -> Modality:
     """Whether a whole fact states the present, a plan, a past state or a hypothetical."""
     toks = _tokens(text)
-    return modality_of([t.low for t in toks], text, any(_is_hangul(t.low) for t in toks))
+    korean = not text.isascii() and any(_is_hangul(t.low) for t in toks)
+    return modality_of([t.low for t in toks], text, korean)
 
 
 def _clause_end(toks: Sequence[Tok], start: int) -> int:

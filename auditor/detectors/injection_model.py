@@ -172,6 +172,36 @@ def _char_features(
     return np.concatenate(idx), np.concatenate(pos)
 
 
+def _batch_char_keys(texts: Sequence[str], lo: int, hi: int, bits: int) -> npt.NDArray[np.intp]:
+    """The character n-gram buckets of several non-empty texts at once, each tagged with its
+    text's index in the bits above ``bits`` (``index << bits | bucket``).
+
+    The texts are folded together (:func:`codepoints` folds each code point on its own),
+    padded one space each side as in :func:`_char_features` and laid end to end; an n-gram
+    whose first and last code points belong to two texts is dropped, so each text keeps
+    exactly its own n-grams.
+    """
+    lengths = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+    folded = codepoints("".join(texts))
+    index = np.arange(len(texts), dtype=np.intp)
+    padded = np.full(len(folded) + 2 * len(texts), 32, dtype=np.uint32)
+    padded[np.arange(len(folded)) + 2 * np.repeat(index, lengths) + 1] = folded
+    owner = np.repeat(index, lengths + 2)
+    total = len(padded)
+    out: list[npt.NDArray[np.intp]] = []
+    h = np.full(total, _FNV_OFFSET, dtype=np.uint32)
+    for n in range(1, hi + 1):
+        count = total - n + 1
+        if count <= 0:
+            break
+        h = (h[:count] ^ padded[n - 1 : n - 1 + count]) * _FNV_PRIME
+        if n >= lo:
+            first = owner[:count]
+            inside = first == owner[n - 1 : n - 1 + count]
+            out.append((first[inside] << bits) | _bucket(h[inside] ^ _U32(n), bits))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
+
+
 def _word_features(
     cps: npt.NDArray[np.uint32], bits: int
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
@@ -306,14 +336,55 @@ class InjectionModel:
             logits[k] = self.bias + float(self.weights[present].sum()) / math.sqrt(count)
         return starts, logits, n
 
+    def batch_logits(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        """The one-window logit of each text, for a whole batch in one pass of NumPy work.
+
+        Each text must be non-empty and fit one window (``1 <= len <= window``, read
+        whole): then its value equals :meth:`logits`'s, bit for bit (the n-grams are the
+        same, each text's n-grams never cross into its neighbour's, and a sum of the
+        model's half-precision weights is exact in double precision in any order). Many
+        short texts cost a few large array operations instead of a few dozen small ones
+        each: most memories are short, and small-array overhead was most of their cost.
+
+        Raises:
+            ValueError: the spec has word n-grams (scored one text at a time), or a text
+                is empty.
+        """
+        if self.spec.get("word_ngrams"):
+            raise ValueError("batch scoring covers character n-grams only")
+        if not texts:
+            return np.zeros(0)
+        if not all(texts):
+            raise ValueError("batch scoring needs non-empty texts")
+        bits = int(self.spec["bits"])
+        lo, hi = (int(x) for x in self.spec["char_ngrams"])
+        keys = _batch_char_keys(texts, lo, hi, bits)
+        present = distinct(keys)
+        which = present >> bits
+        k = len(texts)
+        sums = np.bincount(which, weights=self.weights[present & ((1 << bits) - 1)], minlength=k)
+        counts = np.bincount(which, minlength=k)
+        return self.bias + sums / np.sqrt(np.maximum(counts, 1))
+
     def score(self, text: str, window: int | None = None, max_chars: int = 65_536) -> WindowScores:
         """Calibrated probabilities of every window of ``text``."""
         window = window or self.window
         starts, logit, n = self.logits(text, window, max_chars)
+        return self.calibrated(starts, logit, n, window, len(text) > max_chars)
+
+    def calibrated(
+        self,
+        starts: npt.NDArray[np.intp],
+        logit: npt.NDArray[np.float64],
+        n: int,
+        window: int,
+        truncated: bool,
+    ) -> WindowScores:
+        """The :class:`WindowScores` of windows at ``starts`` with these raw logits."""
         a, b = self.calibration
         probs = 1.0 / (1.0 + np.exp(-(a * logit + b)))
         ends = np.minimum(starts + window, n)
-        return WindowScores(starts, ends, probs, n, len(text) > max_chars)
+        return WindowScores(starts, ends, probs, n, truncated)
 
     def probability(self, text: str) -> float:
         """The highest window probability of ``text``."""
@@ -382,6 +453,31 @@ class InjectionModelDetector(Detector):
         self.max_chars = int(self.params.get("max_chars", 65_536))
         if self.max_chars < 1024:
             raise ValueError("params.max_chars must be at least 1024")
+        #: logits of the current batch's one-window texts (:meth:`prepare`)
+        self._prepared: dict[str, float] = {}
+        #: a calibrated logit under this gives a probability under ``min_score`` whatever the
+        #: rounding of the exponential (a margin of a millionth: rounding is ~1e-16)
+        self._clearly_under: float | None = (
+            math.log(self.min_score / (1 - self.min_score)) - 1e-6
+            if 0 < self.min_score < 1
+            else None
+        )
+
+    def prepare(self, memories: Sequence[MemoryView]) -> None:
+        """Score the batch's one-window texts together (:meth:`InjectionModel.batch_logits`);
+        :meth:`analyze` takes their logits from here (the batch's only: the last batch's
+        are dropped) and scores any other text itself."""
+        limit = min(self.window, self.max_chars)
+        texts = list(dict.fromkeys(m.fact for m in memories if 0 < len(m.fact) <= limit))
+        logits: list[float] = self.model.batch_logits(texts).tolist() if texts else []
+        self._prepared = dict(zip(texts, logits, strict=True))
+
+    def _score(self, text: str) -> WindowScores:
+        logit = self._prepared.get(text)
+        if logit is None:
+            return self.model.score(text, self.window, self.max_chars)
+        one = np.zeros(1, dtype=np.intp)
+        return self.model.calibrated(one, np.array([logit]), len(text), self.window, False)
 
     def _only_what_it_quotes(self, text: str) -> bool:
         """Whether the text reads as an instruction only through quotations that a reporting
@@ -396,7 +492,12 @@ class InjectionModelDetector(Detector):
     def analyze(self, memory: MemoryView, ctx: DetectContext) -> list[Detection]:
         """One detection when the best window's probability reaches ``min_score``, unless
         only quotations in a reporting context carry it (a write-up quoting an attack)."""
-        result = self.model.score(memory.fact, self.window, self.max_chars)
+        logit = self._prepared.get(memory.fact)
+        if logit is not None and self._clearly_under is not None:
+            a, b = self.model.calibration
+            if a * logit + b < self._clearly_under:
+                return []  # far under min_score (the exact probability below agrees)
+        result = self._score(memory.fact)
         best = result.best
         if best < self.min_score or not memory.fact.strip():
             return []

@@ -707,6 +707,9 @@ class Scanner:
         errors: list[EngineError] = []
         evaluated: set[str] = set()
         self.engine.kept.clear()  # the masker reuses what the detectors find in this batch
+        self.engine.prepare(
+            [v for v in views.values() if changed_ids is None or v.memory_id in changed_ids]
+        )
         for group in by_subject.values():
             for v in group:
                 if changed_ids is None or v.memory_id in changed_ids:
