@@ -97,6 +97,7 @@ from detect_secrets.plugins.keyword import (
 )
 
 from auditor.detectors import secrets_engine
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.prefilter import Needles
 from auditor.detectors.secrets_filters import Level, empty_pem_block, placeholder_reason
@@ -351,6 +352,8 @@ class SecretsDetector(Detector):
             self._keyword_exclude = None
         self._unquoted = bool(p.get("unquoted_keywords", True))
         self._extras = EXTRA_PATTERNS if p.get("extra_patterns", True) else ()
+        # every extra pattern's gate literals, looked for in one pass per text
+        self._extra_gates = LiteralSet(g for pat in self._extras for g in pat.gate)
         self._engine = bool(p.get("engine", True))
         self._generic = bool(p.get("generic_assignments", True))
         self._prose_tokens = bool(p.get("prose_tokens", False))
@@ -529,8 +532,9 @@ class SecretsDetector(Detector):
             )
 
     def _from_extras(self, text: str, lower: str) -> Iterator[_Found]:
+        present = self._extra_gates.present(lower)
         for pat in self._extras:
-            if not any(g in lower for g in pat.gate):
+            if present.isdisjoint(pat.gate) and "" not in pat.gate:
                 continue
             if pat.requires is not None and not pat.requires.search(text):
                 continue
