@@ -18,6 +18,8 @@ process; compare the lines of one run.
 from __future__ import annotations
 
 import argparse
+import random
+import string
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -27,6 +29,15 @@ from auditor.config import load_settings
 from auditor.detectors.base import DetectContext, MemoryView
 from auditor.rulepack.engine import Engine
 from auditor.rulepack.pack import load_pack
+
+
+def _random_run(n: int) -> str:
+    """``n`` base64 characters from a fixed seed (high entropy, no whitespace)."""
+    rng = random.Random(11)
+    return "".join(rng.choice(_BASE64) for _ in range(n))
+
+
+_BASE64 = string.ascii_letters + string.digits + "+/"
 
 #: name -> a function giving a hostile text of about n characters
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -40,6 +51,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "spaces and digits": lambda n: ("1 " * (n // 2 + 1))[:n],
     "quotes": lambda n: ("'a" * (n // 2 + 1))[:n],
     "base64ish": lambda n: ("QUJD" * (n // 4 + 1))[:n],
+    # one high-entropy run after a key word: a secret rule's filter once cost its square
+    "key=random run": lambda n: ("api_key=" + _random_run(n))[:n],
     "ignore previous": lambda n: ("ignore previous " * (n // 16 + 1))[:n],
     "hangul": lambda n: "가" * n,
     "newlines": lambda n: "\n" * n,

@@ -11,6 +11,7 @@ import random
 import string
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -98,6 +99,61 @@ def test_engine_finds_vendor_prefixes_only_it_knows(
     assert value not in det.reason
     # without the engine nothing else finds these formats
     assert _run(SecretsDetector({"engine": False}), ctx, text) == []
+
+
+def _raw_findings(text: str, config: str | None) -> list[tuple[str, str, int, int]]:
+    import betterleaks  # noqa: PLC0415 - the engine itself, beside memaudit's wrapper
+
+    found = betterleaks.scan_string(text, config_path=config)
+    return sorted(
+        (f.rule_id, f.match.value or "", f.location.start_line, f.location.start_column)
+        for f in found
+    )
+
+
+def test_the_capped_rule_file_finds_what_the_embedded_rules_find() -> None:
+    """memaudit hands the engine its own rules with the generic rule's value capped: on the
+    labelled corpora's train texts (a quarter, about 2,000) and the vendor cases above the
+    findings equal those of the embedded rules; only the generic rule's regex differs."""
+    from tests.corpora import train_texts  # noqa: PLC0415
+
+    path = secrets_engine.config_path()
+    assert path is not None and path.exists()
+    assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    import betterleaks  # noqa: PLC0415
+
+    lib = Path(betterleaks.__file__).with_name("libbetterleaks.so")
+    embedded = secrets_engine._embedded_toml(lib)
+    capped = path.read_text(encoding="utf-8")
+    changed = [
+        (a, b) for a, b in zip(embedded.splitlines(), capped.splitlines(), strict=True) if a != b
+    ]
+    assert len(changed) == 1 and "{11,}" in changed[0][0] and "{11,999}" in changed[0][1]
+    texts = [t.fact for t in train_texts()[::4]] + [case[0] for case in VENDOR_CASES]
+    assert len(texts) > 1_500
+    differ = [t[:40] for t in texts if _raw_findings(t, None) != _raw_findings(t, str(path))]
+    assert differ == []
+    assert sum(bool(_raw_findings(t, str(path))) for t in texts) > 50  # (the sample has keys)
+
+
+def test_a_long_random_run_after_a_key_word_is_no_longer_slow() -> None:
+    """The generic rule's filter costs the square of a value's length: 16,000 base64
+    characters after ``key=`` took 15 s in one window; capped, milliseconds."""
+    rng = random.Random(5)
+    blob = "".join(rng.choice(_ALNUM + "+/") for _ in range(16_000))
+    started = time.process_time()
+    found = secrets_engine.scan("PRIVATE_KEY_B64=" + blob)
+    assert time.process_time() - started < 2.0
+    assert all(f.end - f.start < secrets_engine.GENERIC_VALUE_CAP for f in found)
+
+
+def test_the_rule_file_is_written_again_when_a_cleaner_removed_it() -> None:
+    path = secrets_engine.config_path()
+    assert path is not None
+    path.unlink()
+    again = secrets_engine.config_path()
+    assert again is not None and again.exists()
+    assert secrets_engine.scan(f"droplet automation uses {DIGITALOCEAN}")
 
 
 def test_engine_spans_are_character_offsets_after_multibyte_text() -> None:

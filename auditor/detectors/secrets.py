@@ -355,6 +355,8 @@ class SecretsDetector(Detector):
         # every extra pattern's gate literals, looked for in one pass per text
         self._extra_gates = LiteralSet(g for pat in self._extras for g in pat.gate)
         self._engine = bool(p.get("engine", True))
+        if self._engine and secrets_engine.engine_available():
+            secrets_engine.config_path()  # now, before a scan forks its workers
         self._generic = bool(p.get("generic_assignments", True))
         self._prose_tokens = bool(p.get("prose_tokens", False))
         self._plugins = _build_plugins(frozenset(disabled), base64_limit, hex_limit)

@@ -28,10 +28,14 @@ Nothing here logs or returns the value itself except as a span.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import binascii
 import json
 import logging
+import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,11 +46,13 @@ from typing import Any
 import yaml
 
 __all__ = [
+    "GENERIC_VALUE_CAP",
     "EngineFinding",
     "EngineRules",
     "embedded_rules",
     "engine_available",
     "engine_version",
+    "config_path",
     "keywords",
     "scan",
 ]
@@ -60,6 +66,12 @@ WINDOW = 16_384
 OVERLAP = 2_048
 #: how the embedded rule file of the engine library starts
 _EMBEDDED_HEAD = b"# This file has been auto-generated. Do not edit manually."
+#: Longest value the engine's ``generic-api-key`` rule reads as one key, in characters
+#: (see :func:`config_path`).
+GENERIC_VALUE_CAP = 1_000
+#: the open-ended value of that rule, as the embedded rule file writes it, and its capped form
+_GENERIC_OPEN = "[a-z0-9][a-z0-9+/]{11,}"
+_GENERIC_CAPPED = _GENERIC_OPEN.replace("{11,}", f"{{11,{GENERIC_VALUE_CAP - 1}}}")
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _warned = False
@@ -124,9 +136,70 @@ def _scanner() -> tuple[Callable[[str], list[Any]], type[Exception]] | None:
                 )
                 _warned = True
         return None
-    fn: Callable[[str], list[Any]] = betterleaks.scan_string
     err: type[Exception] = betterleaks.BetterleaksError
+
+    def fn(text: str) -> list[Any]:
+        path = config_path()
+        found: list[Any] = betterleaks.scan_string(
+            text, config_path=str(path) if path is not None else None
+        )
+        return found
+
     return fn, err
+
+
+_config: Path | None = None
+_config_failed = False
+
+
+def config_path() -> Path | None:
+    """The engine's own rules with one change, written once per process; None: the
+    engine's embedded rules as they are (the change could not be made).
+
+    The change: the ``generic-api-key`` rule reads a value of at most
+    :data:`GENERIC_VALUE_CAP` characters. Its filter judges a value with a token-efficiency
+    test whose cost grows with the square of the value's length: one base64 run of 16,000
+    characters after ``key=`` kept the engine busy for 15 seconds per window, so a hostile
+    megabyte could stall a scan for many minutes. No generic key is that long; the vendor
+    rules (private keys, JWTs and the rest) are unchanged, and on every text of the
+    labelled corpora the engine's findings are the same with either rule file (a test
+    checks a sample). The file holds only rules (no memory text); it lives in a private
+    temporary folder (0700) removed at exit, and is written again if a temp cleaner removed it.
+    """
+    global _config, _config_failed
+    with _lock:
+        if _config is not None and _config.exists():  # (a forked worker uses its parent's)
+            return _config
+        if _config_failed:
+            return None
+        try:
+            import betterleaks
+
+            raw = _embedded_toml(Path(betterleaks.__file__).with_name("libbetterleaks.so"))
+        except (ImportError, OSError, ValueError) as exc:
+            _log.warning("betterleaks rule file unreadable (%s): its own rules are used", exc)
+            _config_failed = True
+            return None
+        if raw.count(_GENERIC_OPEN) != 1:
+            _log.warning(
+                "betterleaks' generic-api-key rule has changed: its values are not capped "
+                "(a long base64 run after a key word can make the engine slow)"
+            )
+            _config_failed = True
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="memaudit-engine-"))
+        path = folder / "rules.toml"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(raw.replace(_GENERIC_OPEN, _GENERIC_CAPPED))
+        atexit.register(_remove_config, folder, os.getpid())
+        _config = path
+        return path
+
+
+def _remove_config(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # a forked child leaves its parent's file alone
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def engine_available() -> bool:
@@ -179,17 +252,29 @@ def embedded_rules(library: Path | None = None) -> list[dict[str, Any]]:
         import betterleaks
 
         library = Path(betterleaks.__file__).with_name("libbetterleaks.so")
+    try:
+        config = tomllib.loads(_embedded_toml(library))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{library}: embedded configuration unreadable: {exc}") from None
+    rules: list[dict[str, Any]] = config["rules"]
+    return rules
+
+
+def _embedded_toml(library: Path) -> str:
+    """The text of the rule file embedded in the engine library.
+
+    Raises:
+        ValueError: the library carries no embedded configuration this can read.
+    """
     data = library.read_bytes()
     start = data.find(_EMBEDDED_HEAD)
     if start < 0:
         raise ValueError(f"{library}: no embedded rule configuration found")
     end = data.find(b"\0", start)
     try:
-        config = tomllib.loads(data[start : end if end > 0 else None].decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return data[start : end if end > 0 else None].decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ValueError(f"{library}: embedded configuration unreadable: {exc}") from None
-    rules: list[dict[str, Any]] = config["rules"]
-    return rules
 
 
 def _line_starts(text: str) -> list[int]:
