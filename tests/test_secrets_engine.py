@@ -402,3 +402,18 @@ def test_generic_finder_is_linear_on_adversarial_text(unit: str) -> None:
     t4 = min(_seconds(small * 4) for _ in range(2))
     assert t4 < 8 * t1 + 0.02, (t1, t4)
     assert t4 < 1.0
+
+
+def test_no_writable_temp_folder_falls_back_to_the_embedded_rules(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> str:
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(secrets_engine, "_config", None)
+    monkeypatch.setattr(secrets_engine, "_config_failed", False)
+    monkeypatch.setattr(secrets_engine.tempfile, "mkdtemp", refuse)
+    assert secrets_engine.config_path() is None
+    assert "rules are used" in caplog.text
+    # the engine still runs, on its embedded rules
+    assert secrets_engine.scan(f"droplet automation uses {DIGITALOCEAN}")

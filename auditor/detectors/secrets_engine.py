@@ -187,11 +187,19 @@ def config_path() -> Path | None:
             )
             _config_failed = True
             return None
-        folder = Path(tempfile.mkdtemp(prefix="memaudit-engine-"))
-        path = folder / "rules.toml"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(raw.replace(_GENERIC_OPEN, _GENERIC_CAPPED))
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="memaudit-engine-"))
+            path = folder / "rules.toml"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(raw.replace(_GENERIC_OPEN, _GENERIC_CAPPED))
+        except OSError as exc:
+            _log.warning(
+                "betterleaks rule file not written (%s): its own rules are used, uncapped",
+                type(exc).__name__,
+            )
+            _config_failed = True
+            return None
         atexit.register(_remove_config, folder, os.getpid())
         _config = path
         return path
