@@ -153,6 +153,14 @@ _PERSON_CUES = {
     "en": re.compile(terms.PERSON_CUES_EN, re.IGNORECASE | re.MULTILINE),
     "ko": re.compile(terms.PERSON_CUES_KO),
 }
+#: A Korean hit followed at once by a copula or "have" is said of someone even when no
+#: subject is named (Korean drops it: "당뇨라서 단 음식은 못 먹어요", "공황장애가 있어서"); a
+#: topic takes a particle instead ("당뇨에 좋은", "우울증은 ...") and "있는 사람" names a
+#: population, not a person.
+_KO_PREDICATED = re.compile(
+    r"(?:이)?(?:라서|여서|이어서|예요|에요|이에요|입니다|이고|인데|이야|야|이다|다)(?![가-힣])"
+    r"|(?:이|가)\s?(?:있|생겼|생겨서|심해|심하|재발)(?!는)"
+)
 
 
 @dataclass(frozen=True)
@@ -170,7 +178,7 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self._ends: list[int] | None = None
-        self._person: dict[int, bool] = {}
+        self._person: dict[int, list[tuple[int, int]]] = {}
         self._sentence_exclusion: dict[tuple[str, int], bool] = {}
         self._descriptive: dict[tuple[int, int, int], bool] = {}
         self._attribute_list: dict[int, bool] = {}
@@ -184,12 +192,17 @@ class _Text:
         hi = self._ends[i] - 1 if i < len(self._ends) else len(self.text)
         return i, lo, hi
 
-    def about_person(self, start: int) -> bool:
-        """Whether the sentence around ``start`` speaks about a person (a person cue)."""
+    def about_person(self, start: int, end: int | None = None) -> bool:
+        """Whether the sentence around ``start`` speaks about a person: a person cue outside
+        the hit ``start:end`` itself (a condition opening a sentence as its topic,
+        "우울증은 흔한 질환이다", is no name followed by its topic marker)."""
         i, lo, hi = self.sentence(start)
         if i not in self._person:
-            self._person[i] = any(cue.search(self.text, lo, hi) for cue in _PERSON_CUES.values())
-        return self._person[i]
+            self._person[i] = [
+                m.span() for cue in _PERSON_CUES.values() for m in cue.finditer(self.text, lo, hi)
+            ]
+        end = start if end is None else end
+        return any(e <= start or s >= end for s, e in self._person[i])
 
     def descriptive(self, start: int, end: int | None = None) -> bool:
         """Whether the sentence around ``start`` describes a thing and names no experiencer.
@@ -259,8 +272,13 @@ class _Text:
         return None
 
     def scored(self, pattern: _Pattern, start: int, end: int) -> _Hit:
-        """A hit with its score: topic-prone patterns lose points without a person cue."""
-        if not pattern.topic_prone or self.about_person(start):
+        """A hit with its score: topic-prone patterns lose points without a person cue (a
+        Korean hit predicated of an unnamed subject counts as one: :data:`_KO_PREDICATED`)."""
+        if (
+            not pattern.topic_prone
+            or self.about_person(start, end)
+            or (pattern.language == "ko" and _KO_PREDICATED.match(self.text, end) is not None)
+        ):
             return _Hit(pattern, start, end, pattern.score)
         return _Hit(pattern, start, end, round(pattern.score - terms.TOPIC_PENALTY, 4), False)
 
