@@ -182,6 +182,9 @@ _VENDOR_FORMATS: tuple[tuple[str, str, tuple[str, ...], float], ...] = (
     ("twitch_stream_key", r"(?<![\w-])live_\d{6,12}_[A-Za-z0-9]{30}(?![\w])", ("live_",), 0.9),
     # NuGet API keys
     ("nuget_api_key", r"(?<![\w-])oy2[a-z0-9]{43}(?![\w])", ("oy2",), 0.9),
+    # New Relic user API keys: "NRAK-" and 27 capitals or digits (the engine's rule needs the
+    # word "newrelic" written as one word or with a hyphen beside it)
+    ("new_relic_user_key", r"(?<![\w-])NRAK-[A-Z0-9]{27}(?![\w])", ("nrak-",), 0.9),
     # Salesforce: the org id (00D...), "!", the session
     (
         "salesforce_access_token",
