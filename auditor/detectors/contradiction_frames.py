@@ -447,14 +447,18 @@ _BIRTH_KINDS = frozenset({"date", "month", "year"})
 
 
 def _as_birthday(f: Frame) -> Frame:
-    """A date of birth said with the verb ("Ben was born on June 4", "11월 2일에 태어났다") as
-    the head's birthday ("Ben's birthday is June 4", "생일은 11월 2일이다"): one attribute,
+    """A date of birth said with the verb ("Ben was born on June 4", "11월 2일에 태어났다") or
+    a birthday as the object of a verb ("celebrates her birthday in late October") as the
+    head's birthday ("Ben's birthday is June 4", "생일은 11월 2일이다"): one attribute,
     whichever way it is told. Only with a date, a month or a year ("born in Busan" is a
     place)."""
     if not (_typed_kinds(f) & _BIRTH_KINDS) or not f.head:
         return f
     if f.lang == "en" and f.rel == "=" and "born" in f.values:
         word, drop = "birthday", {"born"}
+    elif f.lang == "en" and "birthday" in f.values:
+        # "celebrates her birthday in late October", "has his birthday on May 2"
+        word, drop = "birthday", {"birthday", "her", "his", "my", "their", "your", "our"}
     elif f.lang == "ko" and f.rel.startswith("태어"):
         word, drop = "생일", {f.rel}
     else:

@@ -213,6 +213,18 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     head_words = [t.low[:-1] if t.low.endswith(("은", "는")) else t.low for t in toks[: topic + 1]]
     if rel == "=" and all(w in d["person_heads_set"] for w in head_words):
         functional = False  # "저는 X이다": a person's traits hold many values
+    elif (
+        rel == "="
+        and len(head_words) == 1
+        and not typed
+        and _is_hangul(head_words[0])
+        and values
+        and all(len(v) >= 2 and _is_hangul(v) for v in values)  # nouns, not "길다" / "짧다"
+    ):
+        # "동민은 미혼이다" / "동민은 왼손잡이다": a bare topic (a name, as often as not) with an
+        # untyped noun says one of its many traits, as "Priya is Y" does in English; an
+        # attribute is named ("동민의 직업은", "라이선스는 ... 이다" after its owner) or typed
+        functional = False
     frame = _ko_made(
         text,
         toks,
