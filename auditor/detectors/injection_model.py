@@ -46,7 +46,7 @@ import gzip
 import json
 import math
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -157,15 +157,9 @@ def _char_features(
     base = np.clip(np.arange(total, dtype=np.intp) - 1, 0, last)
     idx: list[npt.NDArray[np.intp]] = []
     pos: list[npt.NDArray[np.intp]] = []
-    h = np.full(total, _FNV_OFFSET, dtype=np.uint32)
-    for n in range(1, hi + 1):
-        count = total - n + 1
-        if count <= 0:
-            break
-        h = (h[:count] ^ padded[n - 1 : n - 1 + count]) * _FNV_PRIME
-        if n >= lo:
-            idx.append(_bucket(h ^ _U32(n), bits))
-            pos.append(base[:count])  # the padding shifts offsets by one
+    for n, count, h in _ngram_hashes(padded, lo, hi):
+        idx.append(_bucket(h ^ _U32(n), bits))
+        pos.append(base[:count])  # the padding shifts offsets by one
     if not idx:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty
@@ -187,19 +181,28 @@ def _batch_char_keys(texts: Sequence[str], lo: int, hi: int, bits: int) -> npt.N
     padded = np.full(len(folded) + 2 * len(texts), 32, dtype=np.uint32)
     padded[np.arange(len(folded)) + 2 * np.repeat(index, lengths) + 1] = folded
     owner = np.repeat(index, lengths + 2)
-    total = len(padded)
     out: list[npt.NDArray[np.intp]] = []
+    for n, count, h in _ngram_hashes(padded, lo, hi):
+        first = owner[:count]
+        inside = first == owner[n - 1 : n - 1 + count]
+        out.append((first[inside] << bits) | _bucket(h[inside] ^ _U32(n), bits))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
+
+
+def _ngram_hashes(
+    padded: npt.NDArray[np.uint32], lo: int, hi: int
+) -> Iterator[tuple[int, int, npt.NDArray[np.uint32]]]:
+    """``(n, count, hashes)`` for n from ``lo`` to ``hi``: the FNV-1a hash of every n-gram of
+    ``padded`` (``count`` of them, one per start), each length rolled from the one before."""
+    total = len(padded)
     h = np.full(total, _FNV_OFFSET, dtype=np.uint32)
     for n in range(1, hi + 1):
         count = total - n + 1
         if count <= 0:
-            break
+            return
         h = (h[:count] ^ padded[n - 1 : n - 1 + count]) * _FNV_PRIME
         if n >= lo:
-            first = owner[:count]
-            inside = first == owner[n - 1 : n - 1 + count]
-            out.append((first[inside] << bits) | _bucket(h[inside] ^ _U32(n), bits))
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
+            yield n, count, h
 
 
 def _word_features(
