@@ -444,6 +444,8 @@ def frames_of(text: str) -> tuple[Frame, ...]:
 
 #: typed kinds of a date of birth
 _BIRTH_KINDS = frozenset({"date", "month", "year"})
+#: possessive pronouns before a birthday told as a verb's object
+_POSSESSIVES = frozenset({"her", "his", "my", "their", "your", "our"})
 
 
 def _as_birthday(f: Frame) -> Frame:
@@ -456,9 +458,15 @@ def _as_birthday(f: Frame) -> Frame:
         return f
     if f.lang == "en" and f.rel == "=" and "born" in f.values:
         word, drop = "birthday", {"born"}
-    elif f.lang == "en" and "birthday" in f.values:
-        # "celebrates her birthday in late October", "has his birthday on May 2"
-        word, drop = "birthday", {"birthday", "her", "his", "my", "their", "your", "our"}
+    elif (
+        f.lang == "en"
+        and "birthday" in f.values
+        and (f.rel.startswith("celebrat") or f.rel in ("has", "have", "hav", "had"))
+        and not f.values.isdisjoint(_POSSESSIVES)
+    ):
+        # "celebrates her birthday in late October", "has his birthday on May 2" (not "bought
+        # a birthday cake on May 3")
+        word, drop = "birthday", {"birthday", *_POSSESSIVES}
     elif f.lang == "ko" and f.rel.startswith("태어"):
         word, drop = "생일", {f.rel}
     else:
