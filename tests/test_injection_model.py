@@ -207,6 +207,29 @@ def test_the_scan_engine_prepares_a_batch_for_the_model() -> None:
     assert errors == []
 
 
+def test_a_detector_failing_to_prepare_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """prepare is a hint: when it raises, the engine logs and goes on, and analyze scores the
+    texts itself, with the same detections."""
+    from auditor.rulepack.engine import Engine  # noqa: PLC0415
+
+    engine = Engine(load_pack().active()).load()
+    views = [_view(t) for t in [*ATTACKS_IN_TOOL_OUTPUT, *PREFERENCES]]
+    expected, _ = engine.run(views, CTX)
+    group = next(g for g in engine.memory_groups if g.name == "injection_model")
+    group.detector._prepared = {}  # type: ignore[attr-defined]
+
+    def boom(_self: object, _memories: object) -> None:
+        raise RuntimeError("prepare failed")
+
+    monkeypatch.setattr(type(group.detector), "prepare", boom)
+    hits, errors = engine.run(views, CTX)
+    assert errors == []
+    assert [(h.rule.id, h.detection.memory_ids, h.detection.score) for h in hits] == [
+        (h.rule.id, h.detection.memory_ids, h.detection.score) for h in expected
+    ]
+    assert any(h.rule.id == "MA-INJ-013" for h in hits)
+
+
 def test_a_probability_right_at_min_score_is_still_reported_when_prepared() -> None:
     model = load_model()
     text = ATTACKS_IN_TOOL_OUTPUT[1]

@@ -475,8 +475,8 @@ class InjectionModelDetector(Detector):
         logits: list[float] = self.model.batch_logits(texts).tolist() if texts else []
         self._prepared = dict(zip(texts, logits, strict=True))
 
-    def _score(self, text: str) -> WindowScores:
-        logit = self._prepared.get(text)
+    def _score(self, text: str, logit: float | None) -> WindowScores:
+        """The text's window scores: from its prepared one-window ``logit``, else computed."""
         if logit is None:
             return self.model.score(text, self.window, self.max_chars)
         one = np.zeros(1, dtype=np.intp)
@@ -500,7 +500,7 @@ class InjectionModelDetector(Detector):
             a, b = self.model.calibration
             if a * logit + b < self._clearly_under:
                 return []  # far under min_score (the exact probability below agrees)
-        result = self._score(memory.fact)
+        result = self._score(memory.fact, logit)
         best = result.best
         if best < self.min_score or not memory.fact.strip():
             return []
