@@ -399,6 +399,17 @@ def _cue_near(
     return False
 
 
+def _alias_word(word: str) -> str:
+    """A Latin word without the Korean particle glued to it ("actions로" -> "actions"), as
+    slot aliases are written; other words as they are."""
+    if word.isascii() or not word[:1].isascii():
+        return word
+    for k, c in enumerate(word):
+        if not c.isascii():
+            return word[:k]
+    return word
+
+
 def find_values(
     text: str, tokens: Sequence[Token], lex: Lexicon
 ) -> list[tuple[int, int, int, int, str, str]]:
@@ -425,9 +436,9 @@ def find_values(
             ):
                 continue
             key = (
-                tokens[i].text
+                _alias_word(tokens[i].text)
                 if width == 1
-                else " ".join(tokens[k].text for k in range(i, last + 1))
+                else " ".join(_alias_word(tokens[k].text) for k in range(i, last + 1))
             )
             found = index.get(key)
             if found is not None:

@@ -87,6 +87,7 @@ __all__ = [
     "frames_of",
     "heads_match",
     "ko_key",
+    "same_relation",
     "text_modality",
 ]
 
@@ -185,6 +186,13 @@ def _just_now(lows: Sequence[str], k: int) -> bool:
     return nxt.endswith("ed") or nxt in _data()["participles_set"] or nxt in AGE_VERBS
 
 
+def _sole_of_kind(lows: Sequence[str], k: int) -> bool:
+    """Whether "only" at ``k`` follows "a" / "an" ("an only child", "an only daughter"): the
+    adjective, a trait of the noun, not a restriction of the relation to one value ("the
+    only" and "her only" stay restrictions: "her only hobby is chess")."""
+    return k > 0 and lows[k - 1] in ("a", "an")
+
+
 def _letter_name(text: str, t: Tok, offset: int, first: Tok) -> bool:
     """Whether a capital letter past the sentence's first word names something ("Service A",
     "Plan B") rather than being the article "a"."""
@@ -265,6 +273,11 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     )
     if not head:
         head = frozenset({"@" + stem(verb)})
+    named_after = _trailing_name(text, value_toks, offset)
+    if named_after and verb in d["copulas_set"]:
+        # "Tomás's dog is a golden retriever named Bolinha": Bolinha is the head's name
+        head, names = head | named_after, names | named_after
+        value_toks = value_toks[: -len(named_after) - 1]
     if verb in d["copulas_set"] and len(rel_parts) > 1 and rel_parts[1] in ("called", "named"):
         head, rel_parts = head | {"nam"}, rel_parts[:1]  # "is called Emma": "'s name is Emma"
     if (
@@ -278,7 +291,9 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     only = (
         only_in_rel
         or any(
-            w in d["only_words_set"] and not _just_now(before + vlows, k)
+            w in d["only_words_set"]
+            and not _just_now(before + vlows, k)
+            and not _sole_of_kind(before + vlows, k)
             for k, w in enumerate(before + vlows)
         )
         # "for all design work", "for every trip": the whole purpose, one value
@@ -329,6 +344,19 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         if rel in _LANGUAGE_RELATIONS
         else _en_roles(text, value_toks, offset),
     )
+
+
+def _trailing_name(text: str, value_toks: Sequence[Tok], offset: int) -> frozenset[str]:
+    """The keys of a capitalised name that ends a value after "named" / "called" ("a golden
+    retriever named Bolinha"), one or two words; empty when there is none."""
+    for size in (1, 2):
+        k = len(value_toks) - size - 1
+        if k < 1 or value_toks[k].low not in ("named", "called"):
+            continue
+        name = value_toks[k + 1 :]
+        if all(text[t.start - offset : t.start - offset + 1].isupper() for t in name):
+            return frozenset(t.key for t in name if t.key)
+    return frozenset()
 
 
 def _bare_age(value_toks: Sequence[Tok]) -> float | None:
@@ -429,6 +457,9 @@ def frames_of(text: str) -> tuple[Frame, ...]:
             continue
         base: Frame | None = None
         views = _appositive_views(text, toks)
+        reduced = _reduced_relative_view(toks)
+        if reduced is not None:
+            views = [*views, reduced]
         named = named_relative_view(text, toks)
         if named is not None:
             views = [*views, named]
@@ -519,6 +550,33 @@ def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
     if opener and not any(t.low in d["conjunctions_set"] for t in toks[:first]):
         views.append([*named, *rest])
     return views
+
+
+#: how far after the copula a reduced relative clause's participle may stand
+_REDUCED_WORDS = 8
+
+
+def _reduced_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
+    """The relation a noun phrase after the copula carries in a reduced relative clause,
+    as a sentence of its own ("Lumen is an open-source app licensed under MIT": "Lumen is
+    licensed under MIT"), for the relations of one group (licence, platform, ...) only: the
+    words of such a relation name the attribute whatever the noun phrase says."""
+    d = _data()
+    lows = [t.low for t in toks]
+    cop = next((i for i, w in enumerate(lows[:4]) if w in d["copulas_set"]), -1)
+    if cop < 1 or cop + 3 >= len(lows) or lows[cop + 1] not in ("a", "an", "the"):
+        return None
+    groups = _relation_groups()
+    for k in range(cop + 2, min(len(lows) - 2, cop + 2 + _REDUCED_WORDS)):
+        if lows[k] in d["clause_stops_set"]:
+            return None
+        if (
+            lows[k] in d["participles_set"]
+            and lows[k + 1] in d["prepositions_set"]
+            and f"{stem(lows[k])} {stem(lows[k + 1])}" in groups
+        ):
+            return [*toks[: cop + 1], *toks[k:]]
+    return None
 
 
 def frame_keys(frame: Frame) -> list[str]:
@@ -648,6 +706,15 @@ def _relation_group(rel: str) -> str | None:
         if group is not None:
             return group
     return None
+
+
+def same_relation(a: Frame, b: Frame) -> bool:
+    """Whether two English frames say one relation: the same key or one group of
+    ``relation_groups`` ("is stored as" / "saves")."""
+    if a.rel == b.rel:
+        return True
+    group = _relation_group(a.rel)
+    return group is not None and group == _relation_group(b.rel)
 
 
 @functools.cache

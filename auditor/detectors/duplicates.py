@@ -89,7 +89,7 @@ from typing import Any, ClassVar, Literal
 import structlog
 
 from auditor.config import tier_rank
-from auditor.detectors._contradiction_data import EN_STOPWORDS, NUMBER_WORDS
+from auditor.detectors._contradiction_data import APPROX_WORDS, EN_STOPWORDS, NUMBER_WORDS
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
@@ -133,6 +133,14 @@ FUNCTION_WORDS: frozenset[str] = EN_STOPWORDS - frozenset(
     before after again once more most less than same other another all any some each every
     many much both either few""".split()
 )
+#: hedges of a number that do not change the fact ("about 3,000" / "roughly 3k"), dropped
+#: with ``words: stems`` too ("over", "under" and "some" stay: they carry a relation)
+_HEDGES: frozenset[str] = frozenset(
+    w for w in APPROX_WORDS if w.isascii() and w.isalpha() and w not in ("over", "under", "some")
+)
+#: a number with thousands separators ("3,000") and one with a thousands suffix ("3k")
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
+_KILO = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)k\b")
 
 _HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
 #: a Hangul run, or a run of other word characters
@@ -164,7 +172,7 @@ class Tokenizer:
         self.words = words
         stop = {_normalise(w) for w in stop_words}
         if words == "stems":
-            stop |= FUNCTION_WORDS
+            stop |= FUNCTION_WORDS | _HEDGES
         self.stop_words = frozenset(stop)
 
     def tokens(self, text: str) -> list[str]:
@@ -178,7 +186,10 @@ class Tokenizer:
         """
         out: list[str] = []
         stems = self.words == "stems"
-        for run in _TOKEN.findall(_normalise(text)):
+        norm = _normalise(text)
+        if stems and any(c.isdigit() for c in norm):
+            norm = _plain_numbers(norm)
+        for run in _TOKEN.findall(norm):
             hangul = _IS_HANGUL.match(run) is not None
             if stems:
                 if run in self.stop_words:
@@ -221,6 +232,13 @@ _CARDINALS = frozenset(
 
 def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _plain_numbers(text: str) -> str:
+    """Numbers written with thousands separators or a thousands suffix as plain digits
+    ("3,000" and "3k" both "3000"), so that one number written two ways is one token."""
+    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    return _KILO.sub(lambda m: str(round(float(m.group(1)) * 1000)), text)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

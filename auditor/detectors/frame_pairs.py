@@ -28,6 +28,7 @@ from auditor.detectors.contradiction_frames import (
     compare_frames,
     frames_of,
     heads_match,
+    same_relation,
 )
 from auditor.detectors.frame_people import another_person
 from auditor.detectors.frame_roles import owner_apart
@@ -117,7 +118,7 @@ def different_things(a_text: str, b_text: str) -> bool:
         x.lang == y.lang
         and x.subject
         and y.subject
-        and x.rel == y.rel
+        and same_relation(x, y)
         and bool(x.head)
         and bool(y.head)
         and bool(x.head - y.head)

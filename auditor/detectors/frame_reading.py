@@ -3,7 +3,9 @@ older fact with every frame of the newer one (:func:`~auditor.detectors.contradi
 compare_frames`), then tries one event told in other words
 (:func:`~auditor.detectors.frame_anchors.anchored_typed`), a value the other memory rules
 out as an alternative (:func:`~auditor.detectors.frame_denials.denied_alternative`) and
-"never on D" against "every day" (:func:`~auditor.detectors.frame_schedule.never_every`).
+"never on D" against "every day" (:func:`~auditor.detectors.frame_schedule.never_every`)
+and a liking against a disliking of one thing (:func:`~auditor.detectors.frame_stance.
+opposite_stances`).
 Reasons never quote values."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from auditor.detectors.contradiction_frames import compare_frames, frames_of, te
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
 from auditor.detectors.frame_schedule import never_every
+from auditor.detectors.frame_stance import opposite_stances
 
 __all__ = ["FrameReading", "read_pair"]
 
@@ -43,6 +46,7 @@ _REASONS = {
     "value": "the two memories give different values for the same attribute",
     "never_every": "one memory rules a day out; the other says it happens every day",
     "denied": "one memory rules out, as an alternative, the value the other one gives",
+    "stance": "one memory says the subject likes what the other says they dislike",
 }
 
 
@@ -152,6 +156,14 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
             _REASONS["denied"],
             PairSignal(((*older_span, "value"),), ((*newer_span, "value"),)),
             {"slot": "frame:alternative", "signals": ["negation"], "evidence": "denied"},
+        )
+    if opposite_stances(older_text, newer_text):
+        return Signal(
+            "value_conflict",
+            0.65,
+            _REASONS["stance"],
+            PairSignal((), ()),
+            {"slot": "frame:stance", "signals": ["value_conflict"], "evidence": "stance"},
         )
     if never_every(older_text, newer_text):
         return Signal(
