@@ -75,9 +75,11 @@ from auditor.detectors.frame_people import (
     named_relative_view,
     relative_names,
 )
+from auditor.detectors.frame_relations import ko_relation_groups, relation_group
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
-from auditor.detectors.frame_verbs import en_boundary, looks_verb, named_entity
+from auditor.detectors.frame_verbs import en_boundary, named_entity
+from auditor.detectors.frame_views import appositive_views, reduced_relative_view
 
 __all__ = [
     "Frame",
@@ -87,7 +89,6 @@ __all__ = [
     "frames_of",
     "heads_match",
     "ko_key",
-    "same_relation",
     "text_modality",
 ]
 
@@ -456,8 +457,8 @@ def frames_of(text: str) -> tuple[Frame, ...]:
                     out.append(_as_birthday(frame))
             continue
         base: Frame | None = None
-        views = _appositive_views(text, toks)
-        reduced = _reduced_relative_view(toks)
+        views = appositive_views(text, toks)
+        reduced = reduced_relative_view(toks)
         if reduced is not None:
             views = [*views, reduced]
         named = named_relative_view(text, toks)
@@ -512,73 +513,6 @@ def _as_birthday(f: Frame) -> Frame:
     )
 
 
-#: words that open an appositive naming one thing (or a capitalised name, checked apart)
-_APPOSITIVE_OPENERS = frozenset({"a", "an", "the", "my", "his", "her", "their", "our", "your"})
-#: at most this many words in an appositive ("Minji's side project, a habit tracker, is")
-_APPOSITIVE_WORDS = 6
-
-
-def _appositive_views(text: str, toks: Sequence[Tok]) -> list[Sequence[Tok]]:
-    """The sentence once per name of its subject when an appositive names it twice ("Minji's
-    side project, a habit tracker, is released under MIT": "Minji's side project is ..." and
-    "a habit tracker is ..."), else the sentence as it is."""
-    d = _data()
-    if len(toks) < 6 or "," not in {t.low for t in toks[:_APPOSITIVE_WORDS]}:  # noqa: PLR2004
-        return [toks]
-    first = next(i for i, t in enumerate(toks) if t.low == ",")
-    second = next(
-        (
-            i
-            for i in range(first + 2, min(len(toks), first + 2 + _APPOSITIVE_WORDS))
-            if toks[i].low == ","
-        ),
-        -1,
-    )
-    if second < 0 or second + 1 >= len(toks) or not looks_verb(toks, second + 1):
-        return [toks]
-    if any(t.low in d["clause_stops_set"] - {","} for t in toks[first + 1 : second]):
-        return [toks]  # "Minji, but not her team, ..."
-    rest = list(toks[second + 1 :])
-    views: list[Sequence[Tok]] = [[*toks[:first], *rest]]
-    named = toks[first + 1 : second]
-    # the appositive is a second name of one thing ("a habit tracker", "his son", "Clara"),
-    # not a description of several ("two renowned anthropologists")
-    # ("Margaret's" is capitalised although str.istitle reads its "s" as a word of its own)
-    opener = (
-        named[0].low in _APPOSITIVE_OPENERS or text[named[0].start : named[0].start + 1].isupper()
-    )
-    if opener and not any(t.low in d["conjunctions_set"] for t in toks[:first]):
-        views.append([*named, *rest])
-    return views
-
-
-#: how far after the copula a reduced relative clause's participle may stand
-_REDUCED_WORDS = 8
-
-
-def _reduced_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
-    """The relation a noun phrase after the copula carries in a reduced relative clause,
-    as a sentence of its own ("Lumen is an open-source app licensed under MIT": "Lumen is
-    licensed under MIT"), for the relations of one group (licence, platform, ...) only: the
-    words of such a relation name the attribute whatever the noun phrase says."""
-    d = _data()
-    lows = [t.low for t in toks]
-    cop = next((i for i, w in enumerate(lows[:4]) if w in d["copulas_set"]), -1)
-    if cop < 1 or cop + 3 >= len(lows) or lows[cop + 1] not in ("a", "an", "the"):
-        return None
-    groups = _relation_groups()
-    for k in range(cop + 2, min(len(lows) - 2, cop + 2 + _REDUCED_WORDS)):
-        if lows[k] in d["clause_stops_set"]:
-            return None
-        if (
-            lows[k] in d["participles_set"]
-            and lows[k + 1] in d["prepositions_set"]
-            and f"{stem(lows[k])} {stem(lows[k + 1])}" in groups
-        ):
-            return [*toks[: cop + 1], *toks[k:]]
-    return None
-
-
 def frame_keys(frame: Frame) -> list[str]:
     """Blocking keys of a frame: memories whose frames share one meet as candidates. An age
     meets the head's other ages whatever the verb ("is 41 years old" / "turned 38")."""
@@ -606,7 +540,7 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return (
             a.rel == b.rel
             or typed
-            or _ko_relation_groups().get(a.rel, "a") == _ko_relation_groups().get(b.rel, "b")
+            or ko_relation_groups().get(a.rel, "a") == ko_relation_groups().get(b.rel, "b")
         )
     if overlap < 0.5 or (a.names - b.head and b.names - a.head):
         return False  # "NHS number" / "Turkish ID number": one word shared, two things
@@ -620,8 +554,8 @@ def heads_match(a: Frame, b: Frame) -> bool:
         return True
     if _both_ages(a, b):
         return True  # "is 34 years old" / "turned 36": one age, whatever the verb
-    group = _relation_group(a.rel)
-    if group is None or group != _relation_group(b.rel):
+    group = relation_group(a.rel)
+    if group is None or group != relation_group(b.rel):
         return False
     # a schedule said with two verbs ("goes out" / "is sent") is one only for typed values
     return group != "schedule" or bool(_typed_kinds(a) & _typed_kinds(b))
@@ -676,57 +610,8 @@ def _other_relation(a: Frame, b: Frame) -> bool:
         return False
     if not a.head or not b.head or len(a.head & b.head) / len(a.head | b.head) < 0.5:
         return False
-    group = _relation_group(a.rel)
-    return group is None or group != _relation_group(b.rel)
-
-
-@functools.cache
-def _relation_groups() -> dict[str, str]:
-    """Relation key -> its group (``relation_groups`` of the data file), keyed as
-    :func:`_en_frame` builds a relation: stems of its words without the copula."""
-    copulas = _data()["copulas_set"]
-    out: dict[str, str] = {}
-    for group, phrases in _data()["relation_groups"].items():
-        if group.startswith("_"):
-            continue
-        for phrase in phrases:
-            words = phrase.split()
-            key = " ".join(stem(w) for w in words if w not in copulas) or phrase
-            out[key] = group
-    return out
-
-
-def _relation_group(rel: str) -> str | None:
-    """The group of an English relation key, or of its longest first words ("run out in"
-    -> expiry, "start at" -> schedule)."""
-    groups = _relation_groups()
-    parts = rel.split(" ")
-    for n in range(len(parts), 0, -1):
-        group = groups.get(" ".join(parts[:n]))
-        if group is not None:
-            return group
-    return None
-
-
-def same_relation(a: Frame, b: Frame) -> bool:
-    """Whether two English frames say one relation: the same key or one group of
-    ``relation_groups`` ("is stored as" / "saves")."""
-    if a.rel == b.rel:
-        return True
-    group = _relation_group(a.rel)
-    return group is not None and group == _relation_group(b.rel)
-
-
-@functools.cache
-def _ko_relation_groups() -> dict[str, str]:
-    """Korean relation key (a verb root as
-    :func:`~auditor.detectors.frame_korean.ko_frame` reads it) -> its group."""
-    return {
-        root: group
-        for group, roots in _data()["ko_relation_groups"].items()
-        if not group.startswith("_")
-        for root in roots
-    }
+    group = relation_group(a.rel)
+    return group is None or group != relation_group(b.rel)
 
 
 def _typed_kinds(f: Frame) -> set[str]:

@@ -28,9 +28,9 @@ from auditor.detectors.contradiction_frames import (
     compare_frames,
     frames_of,
     heads_match,
-    same_relation,
 )
 from auditor.detectors.frame_people import another_person
+from auditor.detectors.frame_relations import same_relation
 from auditor.detectors.frame_roles import owner_apart
 
 __all__ = [
