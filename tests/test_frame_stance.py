@@ -20,6 +20,9 @@ from auditor.detectors.frame_stance import opposite_stances, stance_keys
         ("Subin loves cats and dogs.", "Subin hates dogs."),
         ("수빈은 고수를 싫어한다.", "수빈은 고수를 아주 좋아해서 쌀국수에 듬뿍 넣는다."),
         ("지우는 오이를 정말 싫어해요", "지우는 오이가 좋아요"),
+        ("지우는 오이를 좋아하지 않는다", "지우는 오이를 좋아한다"),  # the negation check's too
+        ("Jin doesn't eat pork.", "Jin loves pork belly."),  # a refusal to eat
+        ("지훈은 매운 음식을 좋아한다.", "지훈은 매운 음식을 잘 못 먹는다."),
     ],
 )
 def test_opposite_stances_of_one_thing(older: str, newer: str) -> None:
@@ -36,8 +39,9 @@ def test_opposite_stances_of_one_thing(older: str, newer: str) -> None:
         ("Subin used to hate cilantro.", "Subin loves cilantro."),  # a past state
         ("Subin plans to try cilantro.", "Subin hates cilantro."),  # no stance
         ("Subin loves cilantro.", "Subin likes cilantro a lot."),  # one stance
+        ("Jin eats pork.", "Jin hates pork."),  # eating is no liking
+        ("지훈은 매운 음식을 좋아하지만 회는 못 먹는다.", "지훈은 매운 음식을 좋아한다."),
         ("지우는 오이를 싫어한다", "지우의 딸은 오이를 좋아한다"),  # the daughter's
-        ("지우는 오이를 좋아하지 않는다", "지우는 오이를 좋아한다"),  # the negation check's
     ],
 )
 def test_no_opposite_stance(older: str, newer: str) -> None:

@@ -441,6 +441,9 @@ def find_values(
                 else " ".join(_alias_word(tokens[k].text) for k in range(i, last + 1))
             )
             found = index.get(key)
+            if found is None and width > 1 and hangul and is_hangul(tokens[last].text):
+                # the last word with its particle or copula off ("다크 모드다", "라이트 테마를")
+                found = index.get(key[: key.rfind(" ") + 1] + tokens[last].stem)
             if found is not None:
                 hit = (last, found)
                 break

@@ -75,7 +75,7 @@ CURRENCY_WORDS = {
     "jpy": "¥",
 }
 #: words after a number that it does not count ("turned 36 last month")
-_NOT_COUNTED = frozenset({"last", "next"})
+_NOT_COUNTED = frozenset({"last", "next", "or", "nor", "than"})  # "18 or later": no count
 #: words for "year" after an age's number ("34 years old")
 _AGE_YEARS = frozenset({"year", "years", "yr", "yrs"})
 
@@ -603,7 +603,9 @@ def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
     if any(w in d["hypothetical_words_set"] for w in lows):
         return "hypothetical"
     if any(
-        w in d["plan_words_set"] and (w not in _PLAN_NOUNS or _plan_verb(lows, i))
+        w in d["plan_words_set"]
+        and (w not in _PLAN_NOUNS or _plan_verb(lows, i))
+        and not (w == "later" and i > 0 and lows[i - 1] == "or")  # "Node 18 or later": a bound
         for i, w in enumerate(lows)
     ) or _has_phrase(lows, ["going to"]):
         return "plan"

@@ -76,6 +76,7 @@ from auditor.detectors.contradiction_frames import frame_keys, frames_of
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
+from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_reading import read_pair
 from auditor.detectors.frame_stance import stance_keys
 from auditor.errors import ConfigError
@@ -251,6 +252,7 @@ class ContradictionDetector(Detector):
         if "frame" in self.checks:
             frames = [k for fr in frames_of(m.fact) for k in frame_keys(fr)]
             frames.extend(stance_keys(m.fact))
+            frames.extend(preference_keys(m.fact))
             denied = denied_index_keys(m.fact)
         found = keys_of(self.profile(m.fact, m.content_hash), frames, denied=denied)
         if m.content_hash:

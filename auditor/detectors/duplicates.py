@@ -187,7 +187,7 @@ class Tokenizer:
         out: list[str] = []
         stems = self.words == "stems"
         norm = _normalise(text)
-        if stems and any(c.isdigit() for c in norm):
+        if stems and _DIGIT.search(norm) is not None:
             norm = _plain_numbers(norm)
         for run in _TOKEN.findall(norm):
             hangul = _IS_HANGUL.match(run) is not None

@@ -4,8 +4,9 @@ compare_frames`), then tries one event told in other words
 (:func:`~auditor.detectors.frame_anchors.anchored_typed`), a value the other memory rules
 out as an alternative (:func:`~auditor.detectors.frame_denials.denied_alternative`) and
 "never on D" against "every day" (:func:`~auditor.detectors.frame_schedule.never_every`)
-and a liking against a disliking of one thing (:func:`~auditor.detectors.frame_stance.
-opposite_stances`).
+a liking against a disliking of one thing (:func:`~auditor.detectors.frame_stance.
+opposite_stances`) and two preferences in opposite order
+(:func:`~auditor.detectors.frame_preferences.reversed_preferences`).
 Reasons never quote values."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from auditor.detectors._frame_types import FrameVerdict
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
+from auditor.detectors.frame_preferences import reversed_preferences
 from auditor.detectors.frame_schedule import never_every
 from auditor.detectors.frame_stance import opposite_stances
 
@@ -47,6 +49,7 @@ _REASONS = {
     "never_every": "one memory rules a day out; the other says it happens every day",
     "denied": "one memory rules out, as an alternative, the value the other one gives",
     "stance": "one memory says the subject likes what the other says they dislike",
+    "preference": "the two memories state the same preference in opposite order",
 }
 
 
@@ -164,6 +167,14 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
             _REASONS["stance"],
             PairSignal((), ()),
             {"slot": "frame:stance", "signals": ["value_conflict"], "evidence": "stance"},
+        )
+    if reversed_preferences(older_text, newer_text):
+        return Signal(
+            "value_conflict",
+            0.65,
+            _REASONS["preference"],
+            PairSignal((), ()),
+            {"slot": "frame:preference", "signals": ["value_conflict"], "evidence": "preference"},
         )
     if never_every(older_text, newer_text):
         return Signal(

@@ -7,11 +7,12 @@ A stance is a liking or a disliking verb, its subject (the words before it) and 
 (the words after it in its clause; in Korean the word with an object or subject marker
 before it). Two facts conflict when the subjects are the same words, the objects are the
 same or one holds the other ("cilantro" / "fresh cilantro" do, "hiking in the mountains" /
-"hiking in the rain" do not) and the stances are opposite. "doesn't like" is a disliking;
-"doesn't hate" says nothing. A plan, a past state or a hypothetical is no stance.
+"hiking in the rain" do not) and the stances are opposite. "doesn't like" is a disliking,
+and so is a refusal to eat or drink ("doesn't eat", "can't eat", "매운 음식을 잘 못
+먹는다"); "doesn't hate" says nothing. A plan, a past state or a hypothetical is no stance.
 
-The verbs are data (``stance_like``, ``stance_dislike`` and their Korean stems in
-``auditor/detectors/data/contradiction_frames.json``).
+The verbs are data (``stance_like``, ``stance_dislike``, ``stance_consume`` and their
+Korean stems in ``auditor/detectors/data/contradiction_frames.json``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _ko_negated, _tokens
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens
 from auditor.detectors.contradiction_frames import text_modality
 
 __all__ = ["opposite_stances", "stance_keys"]
@@ -34,6 +35,8 @@ _OBJECT_WORDS = 4
 _KO_OBJECT_MARKERS = ("을", "를", "이", "가")
 #: English words that end a stance's object besides the clause stops and stance verbs
 _OBJECT_STOPS = frozenset({"when", "if", "whenever", "unless"})
+#: English auxiliaries before a stance verb ("does not like", "can't eat"): not its subject
+_AUXILIARIES = frozenset({"does", "do", "did", "can", "cannot", "will", "would"})
 #: Korean topic and subject markers: the words up to the first one name whose stance it is
 _KO_TOPIC_MARKERS = ("은", "는", "이", "가")
 
@@ -47,56 +50,85 @@ class _Stance:
     sign: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Verbs:
+    """The stance verbs: English stems, and the starts of Korean verb forms."""
+
+    like: frozenset[str]
+    dislike: frozenset[str]
+    consume: frozenset[str]
+    ko_like: tuple[str, ...]
+    ko_dislike: tuple[str, ...]
+    ko_consume: tuple[str, ...]
+
+
 @functools.cache
-def _verbs() -> tuple[frozenset[str], frozenset[str], tuple[str, ...], tuple[str, ...]]:
-    """(English liking stems, disliking stems, Korean liking stems, disliking stems)."""
+def _verbs() -> _Verbs:
     d = _data()
-    return (
+    return _Verbs(
         frozenset(stem(w) for w in d["stance_like"]),
         frozenset(stem(w) for w in d["stance_dislike"]),
+        frozenset(stem(w) for w in d["stance_consume"]),
         tuple(d["stance_like_ko"]),
         tuple(d["stance_dislike_ko"]),
+        tuple(d["stance_consume_ko"]),
     )
 
 
-def _en_stances(toks: Sequence[Tok]) -> list[_Stance]:
+@functools.cache
+def _not_content() -> frozenset[str]:
+    """Words that are neither a stance's subject nor its object (qualifiers, determiners)."""
     d = _data()
-    like, dislike, _ko_like, _ko_dislike = _verbs()
-    skip = d["qualifiers_set"] | d["determiners_set"]
+    return frozenset(d["qualifiers_set"] | d["determiners_set"])
+
+
+def _en_sign(toks: Sequence[Tok], i: int, negated: bool, v: _Verbs) -> int:
+    """+1 (a liking), -1 (a disliking) or 0 (no stance) of the verb at ``i``."""
+    t = toks[i]
+    if t.low == "stand" and i > 0 and toks[i - 1].low in ("can't", "cannot"):
+        return -1  # "can't stand"
+    if t.key in v.like:
+        return -1 if negated else 1
+    if t.key in v.dislike:
+        return 0 if negated else -1  # "doesn't hate": no stance
+    if t.key in v.consume:
+        return -1 if negated else 0  # "doesn't eat", "can't eat"
+    return 0
+
+
+def _en_stances(toks: Sequence[Tok]) -> list[_Stance]:
+    v = _verbs()
+    verbs = v.like | v.dislike | v.consume
+    if not any(t.key in verbs or t.low == "stand" for t in toks):
+        return []
+    d = _data()
+    skip = _not_content()
     negations = d["never_words_set"]
     out: list[_Stance] = []
     for i, t in enumerate(toks):
-        if t.key in like:
-            sign = 1
-        elif t.key in dislike:
-            sign = -1
-        elif t.low == "stand" and i > 0 and toks[i - 1].low in ("can't", "cannot"):
-            sign = -1  # "can't stand"
-        else:
+        if t.key not in verbs and t.low != "stand":
             continue
         before = toks[:i]
         if any(b.low in d["clause_stops_set"] for b in before):
             continue  # a stance inside a later clause: its subject is not the fact's
         negated = any(b.low in negations or b.low.endswith("n't") for b in before)
-        if negated and t.low != "stand":
-            if sign < 0:
-                continue  # "doesn't hate": no stance
-            sign = -1
+        sign = _en_sign(toks, i, negated, v)
+        if sign == 0:
+            continue
         subject = frozenset(
             b.key
             for b in before
             if b.low not in skip
             and b.low not in negations
             and not b.low.endswith("n't")
-            and b.low not in ("does", "do", "did", "can", "cannot")
+            and b.low not in _AUXILIARIES
         )
         obj: list[str] = []
         for a in toks[i + 1 :]:
             if (
                 a.low in d["clause_stops_set"]
                 or a.low in _OBJECT_STOPS
-                or a.key in like
-                or a.key in dislike
+                or a.key in verbs
                 or len(obj) == _OBJECT_WORDS
             ):
                 break
@@ -107,9 +139,29 @@ def _en_stances(toks: Sequence[Tok]) -> list[_Stance]:
     return out
 
 
+def _ko_negated_at(toks: Sequence[Tok], i: int) -> bool:
+    """Whether the Korean verb at ``i`` is negated right there ("안 먹는다", "잘 못 먹는다",
+    "먹지 않는다", "좋아하지 않는다"), not somewhere else in the sentence."""
+    before = toks[i - 1].low if i > 0 else ""
+    after = toks[i + 1].low if i + 1 < len(toks) else ""
+    return before in ("안", "못") or after.startswith(("않", "못"))
+
+
+def _ko_sign(toks: Sequence[Tok], i: int, v: _Verbs) -> int:
+    low = toks[i].low
+    negated = _ko_negated_at(toks, i)
+    if low.startswith(v.ko_like):
+        return -1 if negated else 1
+    if low.startswith(v.ko_dislike):
+        return 0 if negated else -1
+    if low.startswith(v.ko_consume):
+        return -1 if negated else 0
+    return 0
+
+
 def _ko_stances(toks: Sequence[Tok]) -> list[_Stance]:
-    _like, _dislike, ko_like, ko_dislike = _verbs()
-    if len(toks) < 3 or _ko_negated(toks):  # noqa: PLR2004 - a subject, an object, a verb
+    v = _verbs()
+    if len(toks) < 3:  # noqa: PLR2004 - a subject, an object, a verb
         return []
     # whose stance: the words up to the first topic or subject marker ("지우는", "지우의 딸은")
     topic = next(
@@ -121,16 +173,12 @@ def _ko_stances(toks: Sequence[Tok]) -> list[_Stance]:
     subject = frozenset(t.key for t in toks[: topic + 1])
     out: list[_Stance] = []
     for i in range(topic + 2, len(toks)):
-        low = toks[i].low
-        if low.startswith(ko_like):
-            sign = 1
-        elif low.startswith(ko_dislike):
-            sign = -1
-        else:
+        sign = _ko_sign(toks, i, v)
+        if sign == 0:
             continue
         # the object: the nearest word before the verb with an object or subject marker,
-        # past at most one adverb ("고수를 아주 좋아해서")
-        for j in (i - 1, i - 2):
+        # past at most two adverbs ("고수를 아주 좋아해서", "매운 음식을 잘 못 먹는다")
+        for j in (i - 1, i - 2, i - 3):
             t = toks[j]
             if j > topic and t.low != t.key and t.low.endswith(_KO_OBJECT_MARKERS):
                 out.append(_Stance(subject, frozenset({t.key}), sign))
@@ -141,12 +189,14 @@ def _ko_stances(toks: Sequence[Tok]) -> list[_Stance]:
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _stances(text: str) -> tuple[_Stance, ...]:
     """The stances of a fact in the present (none for plans, past states, hypotheticals)."""
-    if text_modality(text) != "current":
-        return ()
     toks = _tokens(text)
     if not text.isascii() and any(_is_hangul(t.low) for t in toks):
-        return tuple(_ko_stances(toks))
-    return tuple(_en_stances(toks))
+        found = _ko_stances(toks)
+    else:
+        found = _en_stances(toks)
+    if not found or text_modality(text) != "current":
+        return ()
+    return tuple(found)
 
 
 def opposite_stances(older_text: str, newer_text: str) -> bool:
