@@ -14,6 +14,8 @@ word with the other's rejected side. The verbs are data (``preference_verbs``,
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +35,8 @@ _NOT_SIDE = frozenset(
 )
 #: words after what is preferred that name what it is preferred to
 _TO_WORDS = frozenset({"to", "over", "than", "instead"})
+#: a preference needs one of these in its text ("to" / "over" after "prefer" too)
+_CUE = re.compile(r"prefer|rather|than|보다", re.IGNORECASE)
 #: Korean topic and subject markers: the words up to the first one name the subject
 _KO_TOPIC_MARKERS = ("은", "는", "이", "가")
 #: Korean markers of what is preferred ("차를", "차가")
@@ -125,6 +129,8 @@ def _ko_preference(toks: Sequence[Tok]) -> _Preference | None:
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _preference(text: str) -> _Preference | None:
     """The preference a fact states in the present, if any (the first one)."""
+    if _CUE.search(text if text.isascii() else unicodedata.normalize("NFKC", text)) is None:
+        return None  # no comparison word: most facts, read without tokenising them again
     toks = _tokens(text)
     if not text.isascii() and any(_is_hangul(t.low) for t in toks):
         found = _ko_preference(toks)

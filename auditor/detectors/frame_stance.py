@@ -18,6 +18,8 @@ Korean stems in ``auditor/detectors/data/contradiction_frames.json``).
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -73,6 +75,19 @@ def _verbs() -> _Verbs:
         tuple(d["stance_dislike_ko"]),
         tuple(d["stance_consume_ko"]),
     )
+
+
+@functools.cache
+def _cue() -> re.Pattern[str]:
+    """Any stance verb's start in a raw text (a superset: the verbs are checked again)."""
+    d = _data()
+    english = {w for key in ("stance_like", "stance_dislike", "stance_consume") for w in d[key]}
+    korean = {
+        w for key in ("stance_like_ko", "stance_dislike_ko", "stance_consume_ko") for w in d[key]
+    }
+    english |= {"stand"}
+    words = sorted({stem(w) for w in english} | korean, key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
 
 
 @functools.cache
@@ -189,6 +204,8 @@ def _ko_stances(toks: Sequence[Tok]) -> list[_Stance]:
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _stances(text: str) -> tuple[_Stance, ...]:
     """The stances of a fact in the present (none for plans, past states, hypotheticals)."""
+    if _cue().search(text if text.isascii() else unicodedata.normalize("NFKC", text)) is None:
+        return ()  # no stance verb: most facts, read without tokenising them again
     toks = _tokens(text)
     if not text.isascii() and any(_is_hangul(t.low) for t in toks):
         found = _ko_stances(toks)
