@@ -522,6 +522,8 @@ def _traits(
                         r"n't|not|never|안|않|못|끊", m.group(), re.I
                     ):
                         continue
+                    if _someone_else(tokens, first):
+                        continue  # "her son Tobi is allergic to cats": the son's trait
                 else:
                     if negated_at(tokens, first, last, hangul):
                         continue

@@ -70,8 +70,8 @@ class FrameVerdict:
 
     Attributes:
         kind: ``typed`` (typed values differ), ``only`` (a restriction broken), ``value``
-            (untyped values differ), ``restatement`` (same value, more detail) or
-            ``compatible``.
+            (untyped values differ), ``negated`` (one fact denies a value the other one
+            lists), ``restatement`` (same value, more detail) or ``compatible``.
         score: heuristic confidence that the pair conflicts (0 for compatible kinds).
         value_type: the type of the differing values (``text`` when untyped).
         older_span / newer_span: value offsets in each fact.

@@ -534,7 +534,8 @@ def _with_frames(
     if reading.restatement:
         signals = [s for s in signals if s.entity not in _RESTATEMENT_DROPS]
     if reading.modal:
-        signals = [s for s in signals if s.entity not in _MODAL_DROPS]
+        drops = _MODAL_DROPS - {"exclusive_choice"} if reading.modal_by_relation else _MODAL_DROPS
+        signals = [s for s in signals if s.entity not in drops]
     if not reading.signals and signals and different_things(older, newer):
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
     if signals and dated_events_apart(older, newer):

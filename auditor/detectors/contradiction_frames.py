@@ -187,6 +187,10 @@ def _just_now(lows: Sequence[str], k: int) -> bool:
     return nxt.endswith("ed") or nxt in _data()["participles_set"] or nxt in AGE_VERBS
 
 
+#: at most this many words in a value that one fact denies and the other one lists
+_DENIED_WORDS = 2
+
+
 def _sole_of_kind(lows: Sequence[str], k: int) -> bool:
     """Whether "only" at ``k`` follows "a" / "an" ("an only child", "an only daughter"): the
     adjective, a trait of the noun, not a restriction of the relation to one value ("the
@@ -254,7 +258,11 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         t
         for t in toks[:boundary]
         if _letter_name(text, t, offset, toks[0])
-        or (t.low not in skip and t.low not in d["determiners_set"] and t.low not in (",",))
+        or (
+            t.low not in skip
+            and t.low not in d["determiners_set"]
+            and t.low not in (",", "does", "do", "did")  # "Beacon does not run on ..."
+        )
     ]
     rel_parts, j, only_in_rel = _en_relation(lows, boundary)
     end = _list_end(toks, j)
@@ -653,7 +661,12 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     if a.modality != "current" or b.modality != "current":
         return FrameVerdict("compatible", 0.0, "modality", a.span, b.span)
     if a.negated != b.negated:
-        return None  # negation is the negation check's business
+        # "supports Linux, macOS and Windows" / "does not run on Windows": a listed value
+        # denied; any other negation is the negation check's business
+        neg, pos = (a, b) if a.negated else (b, a)
+        if 0 < len(neg.values) <= _DENIED_WORDS and neg.values < pos.values and pos.conj:
+            return FrameVerdict("negated", 0.7, "text", a.span, b.span)
+        return None
     if other_occasions(a, b) or other_activity(a, b):
         return FrameVerdict("compatible", 0.0, "scope", a.span, b.span)
     typed = _typed_verdict(a, b)

@@ -189,6 +189,10 @@ def ko_frame(text: str, toks: Sequence[Tok]) -> Frame | None:
     if not values and not typed:
         return None
     pred, rel = _relation(value_toks)
+    if pred > 0 and value_toks[pred - 1].key in d["ko_idioms"].get(rel, ()):
+        # an idiom that says one verb ("잠자리에 든다" is "잔다"): its verb, the noun no value
+        rel = d["ko_idioms"][rel][value_toks[pred - 1].key]
+        values = values - {value_toks[pred - 1].key}
     functional = not (rel != "=" and rel.startswith(tuple(d["ko_multi_valued_roots"])))
     # what the typed values count or time: the object ("주 3회 필라테스를" / "한 번 수영을")
     instrument = any(

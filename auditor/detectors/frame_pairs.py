@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 
 from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import KO_ARGUMENT_PARTICLES, _data, _is_hangul, _tokens, _typed
 from auditor.detectors.contradiction_frames import (
     compare_frames,
@@ -73,13 +74,21 @@ def substituted_value(a_text: str, b_text: str) -> bool:
             if not heads_match(fa, fb) or fa.negated != fb.negated:
                 continue
             rel_words = {fa.rel, fb.rel}
-            if fa.typed and fa.typed == fb.typed:
+            if _typed_agree(fa, fb):
                 rel_words |= {v for v in fa.values ^ fb.values if any(c.isdigit() for c in v)}
             only_a = {v for v in fa.values - fb.values if v not in skip and v not in rel_words}
             only_b = {v for v in fb.values - fa.values if v not in skip and v not in rel_words}
             if only_a and only_b and max(len(only_a), len(only_b)) <= _SUBSTITUTION_WORDS:
                 return True
     return False
+
+
+def _typed_agree(a: Frame, b: Frame) -> bool:
+    """Whether two frames' typed values agree on every kind both give, one kind at least
+    ("30분" / "매일 아침 30분씩": one duration, the other adds that it is every day)."""
+    ta, tb = a.typed_map(), b.typed_map()
+    shared = set(ta) & set(tb)
+    return bool(shared) and all(ta[kind] == tb[kind] for kind in shared)
 
 
 def _ko_argument_swap(a_text: str, b_text: str) -> bool:

@@ -34,18 +34,24 @@ class FrameReading:
         restatement: the facts give one attribute the same value, one with more words
             ("X" / "X, not Y" / "X at 10am"): other value-set signals are negated
             alternatives or details, not conflicts.
-        modal: one fact is a plan, a past state or a hypothetical about a shared head.
+        modal: one fact is a plan, a past state or a hypothetical about a shared head, or
+            the two say other relations of it or other occasions.
+        modal_by_relation: ``modal`` only because the two facts say two relations of one
+            head ("has a peanut allergy" / "snacks on peanut butter toast"): no reason to
+            doubt a trait that rules one out, since such traits always span two relations.
     """
 
     signals: tuple[Signal, ...]
     restatement: bool
     modal: bool
+    modal_by_relation: bool = False
 
 
 _REASONS = {
     "typed": "the two memories give different {t} values for the same attribute",
     "only": "one memory restricts the attribute to one value; the other adds more",
     "value": "the two memories give different values for the same attribute",
+    "negated": "one memory denies a value that the other one lists for the same attribute",
     "never_every": "one memory rules a day out; the other says it happens every day",
     "denied": "one memory rules out, as an alternative, the value the other one gives",
     "stance": "one memory says the subject likes what the other says they dislike",
@@ -75,7 +81,8 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
     Reasons never quote the values; spans point at them.
     """
     best: FrameVerdict | None = None
-    restatement = modal = False
+    restatement = False
+    compatible: set[str] = set()  # why frames were compatible: relation, modality, scope
     for fa in frames_of(older_text):
         for fb in frames_of(newer_text):
             verdict = compare_frames(fa, fb)
@@ -84,15 +91,16 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
             if verdict.kind == "restatement":
                 restatement = True
             elif verdict.kind == "compatible":
-                modal = True
+                compatible.add(verdict.value_type)
             elif best is None or verdict.score > best.score:
                 best = verdict
-    if best is None and not restatement:
-        modal = (
-            modal
-            or text_modality(older_text) != "current"
-            or (text_modality(newer_text) != "current")
-        )
+    if (
+        best is None
+        and not restatement
+        and (text_modality(older_text) != "current" or text_modality(newer_text) != "current")
+    ):
+        compatible.add("modality")
+    modal = bool(compatible)
     signals: list[Signal] = []
     if best is not None:
         signals.append(_verdict_signal(best))
@@ -101,7 +109,12 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
         other = _other_signal(older_text, newer_text)
         if other is not None:
             signals.insert(0, other)  # stronger than a plausible value for the judge
-    return FrameReading(tuple(signals), restatement and not signals, modal and not signals)
+    return FrameReading(
+        tuple(signals),
+        restatement and not signals,
+        modal and not signals,
+        compatible == {"relation"} and not signals,
+    )
 
 
 #: a frame verdict at least this strong needs no other reading (the rules' min_score)

@@ -79,6 +79,8 @@ def looks_verb(toks: Sequence[Tok], i: int) -> bool:
     low = toks[i].low
     if low in d["copulas_set"]:
         return True
+    if low in ("does", "do", "did") and i + 1 < len(toks) and toks[i + 1].low in ("not", "never"):
+        return False  # "Beacon does not run on Windows": the verb comes after the negation
     if _after_plain_subject(toks, i, d):
         return True
     if i > 0 and toks[i - 1].low in d["determiners_set"] and toks[i - 1].low != "a":
