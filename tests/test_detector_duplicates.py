@@ -443,7 +443,8 @@ def test_focused_analysis_matches_the_full_one_for_changed_memories() -> None:
     ("text", "expected"),
     [
         # function words go before stemming ("does" is one, its stem "doe" is not) ...
-        ("Does not schedule meetings before 10am.", ["not", "schedul", "meet", "befor", "10am"]),
+        # (a clock time is one token on the 24-hour clock: "10am" is "t1000")
+        ("Does not schedule meetings before 10am.", ["not", "schedul", "meet", "befor", "t1000"]),
         # ... but not the words that carry a direction, a negation or a quantity
         ("Turns the lights off", ["turn", "light", "off"]),
         (
@@ -564,3 +565,26 @@ def test_korean_objects_with_their_own_verbs_are_two_facts() -> None:
         view("b", "하은은 매주 일요일에 요가를 한다.", 1),
     ]
     assert not run(pair, conflicts_break_links=True, **_STEMS)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("about 3,000 stars", "roughly 3k stars"),
+        ("starts at 2am", "starts at 02:00"),
+        ("at 9:30 p.m.", "at 21:30"),
+        ("at 7 a.m.", "at seven in the morning"),
+    ],
+)
+def test_stems_mode_reads_one_number_or_time_written_two_ways_alike(a: str, b: str) -> None:
+    tok = Tokenizer(hangul="bigram", words="stems")
+    assert tok.token_set(a) == tok.token_set(b)
+
+
+def test_stems_mode_keeps_times_and_counts_apart() -> None:
+    tok = Tokenizer(hangul="bigram", words="stems")
+    assert tok.token_set("opens at 7am") != tok.token_set("opens seven")
+    assert tok.token_set("at 2am") != tok.token_set("at 2pm")
+    assert "13pm" in tok.token_set("at 13pm")  # no time: left as it is
+    plain = Tokenizer()
+    assert plain.token_set("3,000") == {"3", "000"}  # the paper's plain sets are untouched

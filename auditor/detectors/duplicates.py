@@ -6,8 +6,8 @@ linked; links are closed transitively (union-find), so a cluster is a connected 
 the newest memory of a cluster (``created_at``, then ``updated_at``, then ``memory_id``) is
 kept and every older member is reported as its near-duplicate.
 
-Tokenisation (:class:`Tokenizer`), kept deliberately plain because the paper uses plain
-token sets:
+Tokenisation (:class:`~auditor.detectors.duplicate_tokens.Tokenizer`), kept deliberately
+plain because the paper uses plain token sets:
 
 * NFKC, then ``casefold`` (lower-casing that also folds ``ß``, full-width letters, ...);
 * word tokens are maximal runs of ``\\w`` characters; a run is split where Hangul meets
@@ -19,9 +19,12 @@ token sets:
 * no stop words by default (the paper's plain sets); ``stop_words`` drops a given list;
 * ``words="stems"`` (not the paper's: issue 10, chosen on hand-written pairs) compares words
   by a light stem (the contradiction reader's), drops English function words
-  (:data:`FUNCTION_WORDS`: not those carrying a negation, a direction, a time relation or
-  a quantity) and cuts Korean particles and verb/copula endings before the Hangul mode
-  applies: "editors" meets "editor", "배포합니다" meets "배포는".
+  (:data:`~auditor.detectors.duplicate_tokens.FUNCTION_WORDS`: not those carrying a
+  negation, a direction, a time relation or a quantity) and cuts Korean particles and
+  verb/copula endings before the Hangul mode applies: "editors" meets "editor", "배포합니다"
+  meets "배포는"; it also writes one number or clock time one way ("3,000" and "3k" are
+  "3000"; "2am", "02:00" and "two in the morning" are "t0200") and drops hedges of a number
+  ("about", "roughly").
 
 Chinese and Japanese text without spaces becomes one token per run; the detector is not
 meant for them.
@@ -79,7 +82,6 @@ from __future__ import annotations
 import math
 import re
 import sys
-import unicodedata
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -89,11 +91,11 @@ from typing import Any, ClassVar, Literal
 import structlog
 
 from auditor.config import tier_rank
-from auditor.detectors._contradiction_data import APPROX_WORDS, EN_STOPWORDS, NUMBER_WORDS
-from auditor.detectors._contradiction_text import stem
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction import offline_signals
-from auditor.detectors.contradiction_frames import ko_key
+from auditor.detectors.duplicate_tokens import (
+    Tokenizer,
+)
 from auditor.detectors.frame_pairs import (
     different_things,
     relation_swapped,
@@ -122,123 +124,8 @@ DEFAULT_MAX_POSTINGS = 1000
 #: tolerance of threshold comparisons (Jaccard values are ratios of small integers)
 EPS = 1e-9
 PARTITION_FIELDS = ("namespace", "category", "kind")
-HANGUL_MODES = ("word", "bigram")
-WORD_MODES = ("plain", "stems")
-#: English words that do not change what a fact says, dropped with ``words: stems``: the
-#: contradiction reader's stop words without those that carry a negation, a direction, a
-#: time or size relation or a quantity ("not", "off", "before", "more", "every"): "turns the
-#: lights on" and "... off" must stay two different token sets.
-FUNCTION_WORDS: frozenset[str] = EN_STOPWORDS - frozenset(
-    """not no never nor neither without only t on off up down in out over under above below
-    before after again once more most less than same other another all any some each every
-    many much both either few""".split()
-)
-#: hedges of a number that do not change the fact ("about 3,000" / "roughly 3k"), dropped
-#: with ``words: stems`` too ("over", "under" and "some" stay: they carry a relation)
-_HEDGES: frozenset[str] = frozenset(
-    w for w in APPROX_WORDS if w.isascii() and w.isalpha() and w not in ("over", "under", "some")
-)
-#: a number with thousands separators ("3,000") and one with a thousands suffix ("3k")
-_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
-_KILO = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)k\b")
-
-_HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
-#: a Hangul run, or a run of other word characters
-_TOKEN = re.compile(rf"[{_HANGUL}]+|[^\W{_HANGUL}]+")
-_IS_HANGUL = re.compile(rf"[{_HANGUL}]")
 _DIGIT = re.compile(r"\d")
 _MIN_DATETIME = datetime.min.replace(tzinfo=UTC)
-
-
-class Tokenizer:
-    """Plain word tokens of a text (see the module docstring for the choices).
-
-    Args:
-        hangul: ``word`` (a Hangul run is one token) or ``bigram`` (character bigrams).
-        stop_words: tokens to drop, compared after normalisation.
-
-    Raises:
-        ValueError: an unknown ``hangul`` mode.
-    """
-
-    def __init__(
-        self, hangul: str = "word", stop_words: Iterable[str] = (), words: str = "plain"
-    ) -> None:
-        if hangul not in HANGUL_MODES:
-            raise ValueError(f"hangul: must be one of {', '.join(HANGUL_MODES)}, not {hangul!r}")
-        if words not in WORD_MODES:
-            raise ValueError(f"words: must be one of {', '.join(WORD_MODES)}, not {words!r}")
-        self.hangul = hangul
-        self.words = words
-        stop = {_normalise(w) for w in stop_words}
-        if words == "stems":
-            stop |= FUNCTION_WORDS | _HEDGES
-        self.stop_words = frozenset(stop)
-
-    def tokens(self, text: str) -> list[str]:
-        """The tokens of ``text`` in order (repeats kept).
-
-        Args:
-            text: any text (untrusted).
-
-        Returns:
-            Lower-cased, NFKC-normalised word tokens, stop words removed.
-        """
-        out: list[str] = []
-        stems = self.words == "stems"
-        norm = _normalise(text)
-        if stems and _DIGIT.search(norm) is not None:
-            norm = _plain_numbers(norm)
-        for run in _TOKEN.findall(norm):
-            hangul = _IS_HANGUL.match(run) is not None
-            if stems:
-                if run in self.stop_words:
-                    continue  # before stemming: "does" is a function word, "doe" is not
-                if run in _CARDINALS:
-                    run = str(NUMBER_WORDS[run])  # "seven" meets "7"
-                    out.append(run)
-                    continue
-                run = ko_key(run) if hangul else stem(run)
-                if not run:
-                    continue  # a particle or an ending on its own
-            if self.hangul == "bigram" and len(run) > 1 and hangul:
-                out.extend(run[i : i + 2] for i in range(len(run) - 1))
-            else:
-                out.append(run)
-        if self.stop_words and not stems:
-            out = [t for t in out if t not in self.stop_words]
-        return out
-
-    def token_set(self, text: str) -> frozenset[str]:
-        """The set of tokens of ``text``.
-
-        Args:
-            text: any text (untrusted).
-
-        Returns:
-            The distinct tokens of :meth:`tokens`.
-        """
-        return frozenset(self.tokens(text))
-
-
-#: Cardinal number words read as digits ("seven" meets "7"); not "single", "once", "pair"
-#: or "couple", which mean other things too ("is single").
-_CARDINALS = frozenset(
-    w
-    for w in NUMBER_WORDS
-    if w not in ("single", "once", "twice", "couple", "pair", "dozen", "hundred", "thousand")
-)
-
-
-def _normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def _plain_numbers(text: str) -> str:
-    """Numbers written with thousands separators or a thousands suffix as plain digits
-    ("3,000" and "3k" both "3000"), so that one number written two ways is one token."""
-    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
-    return _KILO.sub(lambda m: str(round(float(m.group(1)) * 1000)), text)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
