@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from auditor.detectors.contradiction_frames import frames_of, text_modality
-from auditor.detectors.frame_preferences import preference_keys, reversed_preferences
+from auditor.detectors.frame_preferences import (
+    dispreferred,
+    preference_keys,
+    reversed_preferences,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,3 +65,12 @@ def test_a_negated_korean_fact_keeps_its_verb_as_relation() -> None:
     (b,) = frames_of("지훈은 주말에는 일하지 않는다.")
     assert a.negated and b.negated
     assert a.rel != b.rel
+
+
+def test_the_dispreferred_side_is_mentioned_not_stated() -> None:
+    text = "Ruth prefers emails to phone calls."
+    start = text.index("phone")
+    assert dispreferred(text, (start, start + len("phone calls")))
+    start = text.index("emails")
+    assert not dispreferred(text, (start, start + len("emails")))
+    assert not dispreferred("Ruth uses the phone.", (9, 14))

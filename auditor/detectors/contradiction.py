@@ -93,6 +93,10 @@ _RESTATEMENT_DROPS = frozenset({"slot_conflict", "negation"})
 _MODAL_DROPS = frozenset(
     {"slot_conflict", "negation", "exclusive_choice", "numeric_conflict", "date_conflict"}
 )
+#: Offline signals that two relations of one head do not explain away: a trait that rules
+#: the other out ("has a peanut allergy" / "snacks on peanut butter"), a value one fact
+#: denies ("supports dark mode" / "has no dark theme")
+_ACROSS_RELATIONS = frozenset({"exclusive_choice", "negation"})
 #: Offline signals explained away when the frames read one relation of two different named
 #: things ("the meeting lasts 30 minutes" / "the standup lasts 15 minutes").
 _OTHER_THING_DROPS = frozenset({"slot_conflict", "numeric_conflict", "date_conflict"})
@@ -534,7 +538,7 @@ def _with_frames(
     if reading.restatement:
         signals = [s for s in signals if s.entity not in _RESTATEMENT_DROPS]
     if reading.modal:
-        drops = _MODAL_DROPS - {"exclusive_choice"} if reading.modal_by_relation else _MODAL_DROPS
+        drops = _MODAL_DROPS - _ACROSS_RELATIONS if reading.modal_by_relation else _MODAL_DROPS
         signals = [s for s in signals if s.entity not in drops]
     if not reading.signals and signals and different_things(older, newer):
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]

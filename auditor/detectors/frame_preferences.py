@@ -23,7 +23,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens
 from auditor.detectors.contradiction_frames import text_modality
 
-__all__ = ["preference_keys", "reversed_preferences"]
+__all__ = ["dispreferred", "preference_keys", "reversed_preferences"]
 
 #: Facts whose preferences are remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
@@ -157,3 +157,13 @@ def preference_keys(text: str) -> list[str]:
         return []
     subject = " ".join(sorted(found.subject))
     return ["pf:" + subject + "|" + w for w in sorted(found.better | found.worse)]
+
+
+def dispreferred(text: str, span: tuple[int, int]) -> bool:
+    """Whether the words at ``span`` of ``text`` are what its preference is preferred to
+    ("phone calls" in "prefers emails to phone calls"): mentioned, not stated."""
+    found = _preference(text)
+    if found is None:
+        return False
+    keys = {t.key for t in _tokens(text[span[0] : span[1]])}
+    return bool(keys & found.worse)

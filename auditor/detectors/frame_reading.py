@@ -18,7 +18,7 @@ from auditor.detectors._frame_types import FrameVerdict
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
-from auditor.detectors.frame_preferences import reversed_preferences
+from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
 from auditor.detectors.frame_schedule import never_every
 from auditor.detectors.frame_stance import opposite_stances
 
@@ -160,6 +160,10 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
             },
         )
     denial = denied_alternative(older_text, newer_text)
+    if denial is not None and dispreferred(
+        older_text if denial.newer_denies else newer_text, denial.stated_span
+    ):
+        denial = None  # "prefers emails to phone calls" does not state phone calls
     if denial is not None:
         older_span, newer_span = (
             (denial.stated_span, denial.denying_span)
