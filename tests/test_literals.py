@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -66,3 +67,21 @@ def test_no_match_has_fewer_digits_than_min_digits(pattern: str, text: str) -> N
     least = min_digits(pattern)
     for m in re.finditer(pattern, text):
         assert sum(c.isdigit() for c in m.group()) >= least
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("she hates it", True),
+        ("(hates it)", True),
+        ("what a day", False),  # "hat" inside a word
+        ("x_hate", False),
+        ("ci좋아", True),  # a Korean word right after Latin letters starts there
+        ("정말좋아", False),  # inside a Korean word
+        ("hat", True),
+        ("", False),
+    ],
+)
+def test_any_word_start(text: str, found: bool) -> None:
+    assert LiteralSet({"hat", "좋아"}).any_word_start(text) is found
+    assert LiteralSet(()).any_word_start(text) is False

@@ -175,6 +175,12 @@ def _word(raw: str) -> tuple[str, str]:
     return low, _ko_key(low) if _is_hangul(low) else stem(low)
 
 
+def lowered(text: str) -> str:
+    """A fact as its tokens read it (NFKC for non-ASCII text, lower case): a cheap text to
+    test for cue words before tokenising."""
+    return (text if text.isascii() else unicodedata.normalize("NFKC", text)).lower()
+
+
 @functools.lru_cache(maxsize=16_384)
 def _tokens(text: str) -> tuple[Tok, ...]:
     """The tokens of a text (cached: a fact is read several times per candidate pair)."""

@@ -57,6 +57,25 @@ class LiteralSet:
             return False
         return next(self._automaton.iter(text), None) is not None
 
+    def any_word_start(self, text: str) -> bool:
+        """Whether some literal of the set occurs in ``text`` at the start of a word: the
+        character before it is no letter, digit or underscore, or Hangul meets another
+        script there ("CI는": a Korean word starts after Latin letters)."""
+        if self._automaton is None:
+            return False
+        for end, word in self._automaton.iter(text):
+            start = end - len(word) + 1
+            if start == 0:
+                return True
+            prev = text[start - 1]
+            if not (prev.isalnum() or prev == "_") or _hangul(prev) != _hangul(text[start]):
+                return True
+        return False
+
+
+def _hangul(c: str) -> bool:
+    return "\uac00" <= c <= "\ud7a3"
+
 
 def necessary_literals(regex: str, flags: int = 0) -> frozenset[str] | None:
     """Literals, lower case, one of which is in every match of ``regex``; None if unknown.

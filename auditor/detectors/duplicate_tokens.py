@@ -31,17 +31,20 @@ FUNCTION_WORDS: frozenset[str] = EN_STOPWORDS - frozenset(
 _HEDGES: frozenset[str] = frozenset(
     w for w in APPROX_WORDS if w.isascii() and w.isalpha() and w not in ("over", "under", "some")
 )
-#: a number with thousands separators ("3,000") and one with a thousands suffix ("3k")
-_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
-_KILO = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)k\b")
-#: a clock time with am / pm ("2am", "2:30 p.m.") and one on the 24-hour clock ("02:00")
-_CLOCK_12 = re.compile(r"(?<![\w:.])(\d{1,2})(?::([0-5]\d))?\s?([ap])\.?m\b\.?")
-#: an hour said with the part of the day ("7 in the morning", "seven in the evening")
-_DAYPART_CLOCK = re.compile(
-    r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?: o'clock)? in the (morning|afternoon|evening)\b"
+#: one number or clock time written one of several ways, in one pass: a number with
+#: thousands separators ("3,000") or a thousands suffix ("3k"), a clock time with am / pm
+#: ("2am", "2:30 p.m.") or on the 24-hour clock ("02:00"), an hour said with the part of
+#: the day ("7 in the morning", "seven in the evening")
+#: where :data:`_NUMERIC` can match (a quick scan without look-behinds to run it rarely)
+_NUMERIC_HINT = re.compile(r"\d[,:]\d|\dk\b|\d ?[ap]\.?m\b|in the (?:morning|afternoon|evening)")
+_NUMERIC = re.compile(
+    r"(?P<thousands>(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,]))"
+    r"|(?P<kilo>(?<![\w.])(?P<kn>\d{1,3}(?:\.\d)?)k\b)"
+    r"|(?P<c12>(?<![\w:.])(?P<h12>\d{1,2})(?::(?P<m12>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?)"
+    r"|(?P<c24>(?<![\w:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:]))"
+    r"|(?P<dp>\b(?P<dh>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?: o'clock)? in the (?P<part>morning|afternoon|evening)\b)"
 )
-_CLOCK_24 = re.compile(r"(?<![\w:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 
 _HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
 #: a Hangul run, or a run of other word characters
@@ -140,29 +143,34 @@ def _plain_numbers(text: str) -> str:
     ("3,000" and "3k" both "3000"), and clock times as one token on the 24-hour clock ("2am",
     "02:00" and "two in the morning" all "t0200"), so that one number or time written two
     ways reads the same."""
-    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
-    text = _KILO.sub(lambda m: str(round(float(m.group(1)) * 1000)), text)
-    text = _CLOCK_12.sub(_clock_12, text)
-    text = _DAYPART_CLOCK.sub(_daypart_clock, text)
-    return _CLOCK_24.sub(lambda m: _clock_token(int(m.group(1)), m.group(2)), text)
+    if _NUMERIC_HINT.search(text) is None:
+        return text  # most texts, digits or not, write no number or time two ways
+    return _NUMERIC.sub(_one_way, text)
+
+
+def _one_way(m: re.Match[str]) -> str:
+    """The one way of writing what :data:`_NUMERIC` matched (or the match itself when it is
+    no time after all: "13pm")."""
+    kind = m.lastgroup
+    if kind == "thousands":
+        return m.group().replace(",", "")
+    if kind == "kilo":
+        return str(round(float(m.group("kn")) * 1000))
+    if kind == "c24":
+        return _clock_token(int(m.group("h24")), m.group("m24"))
+    if kind == "c12":
+        hour = int(m.group("h12"))
+        if not 1 <= hour <= 12:  # noqa: PLR2004 - "13pm" is no time
+            return m.group()
+        return _clock_token(hour % 12 + (12 if m.group("ap") == "p" else 0), m.group("m12") or "00")
+    word = m.group("dh")
+    hour = int(word) if word.isdigit() else NUMBER_WORDS.get(word, 0)
+    if not 1 <= hour <= 12:  # noqa: PLR2004
+        return m.group()
+    return _clock_token(hour % 12 + (0 if m.group("part") == "morning" else 12), "00")
 
 
 def _clock_token(hour: int, minutes: str) -> str:
     """A clock time as one token on the 24-hour clock ("7 a.m.", "07:00" and "seven in the
     morning" are all "t0700"; "2pm" is "t1400")."""
     return f"t{hour:02d}{minutes}"
-
-
-def _daypart_clock(m: re.Match[str]) -> str:
-    word = m.group(1)
-    hour = int(word) if word.isdigit() else NUMBER_WORDS.get(word, 0)
-    if not 1 <= hour <= 12:  # noqa: PLR2004
-        return m.group()
-    return _clock_token(hour % 12 + (0 if m.group(2) == "morning" else 12), "00")
-
-
-def _clock_12(m: re.Match[str]) -> str:
-    hour = int(m.group(1))
-    if not 1 <= hour <= 12:  # noqa: PLR2004 - "13pm" is no time
-        return m.group()
-    return _clock_token(hour % 12 + (12 if m.group(3) == "p" else 0), m.group(2) or "00")

@@ -14,13 +14,12 @@ word with the other's rejected side. The verbs are data (``preference_verbs``,
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, lowered
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.contradiction_frames import text_modality
 
 __all__ = ["dispreferred", "preference_keys", "reversed_preferences"]
@@ -36,7 +35,9 @@ _NOT_SIDE = frozenset(
 #: words after what is preferred that name what it is preferred to
 _TO_WORDS = frozenset({"to", "over", "than", "instead"})
 #: a preference needs one of these in its text ("to" / "over" after "prefer" too)
-_CUE = re.compile(r"prefer|rather|than|보다", re.IGNORECASE)
+_CUE = LiteralSet({"prefer", "rather", "than"})
+#: the Korean "than", glued to the word before it ("커피보다")
+_KO_THAN = "보다"
 #: Korean topic and subject markers: the words up to the first one name the subject
 _KO_TOPIC_MARKERS = ("은", "는", "이", "가")
 #: Korean markers of what is preferred ("차를", "차가")
@@ -106,12 +107,12 @@ def _ko_preference(toks: Sequence[Tok]) -> _Preference | None:
     if topic < 0:
         return None
     than = next(
-        (k for k in range(topic + 1, len(toks)) if toks[k].low.endswith("보다")),
+        (k for k in range(topic + 1, len(toks)) if toks[k].low.endswith(_KO_THAN)),
         -1,
     )
     if than < 0 or not any(t.low.startswith(ko_verbs) for t in toks[than + 1 :]):
         return None
-    worse = toks[than].low[: -len("보다")]
+    worse = toks[than].low[: -len(_KO_THAN)]
     better = next(
         (
             t.key
@@ -129,7 +130,8 @@ def _ko_preference(toks: Sequence[Tok]) -> _Preference | None:
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _preference(text: str) -> _Preference | None:
     """The preference a fact states in the present, if any (the first one)."""
-    if _CUE.search(text if text.isascii() else unicodedata.normalize("NFKC", text)) is None:
+    low = lowered(text)
+    if not (_CUE.any_word_start(low) or _KO_THAN in low):
         return None  # no comparison word: most facts, read without tokenising them again
     toks = _tokens(text)
     if not text.isascii() and any(_is_hangul(t.low) for t in toks):

@@ -18,13 +18,12 @@ Korean stems in ``auditor/detectors/data/contradiction_frames.json``).
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens
+from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, lowered
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.contradiction_frames import text_modality
 
 __all__ = ["opposite_stances", "stance_keys"]
@@ -78,16 +77,15 @@ def _verbs() -> _Verbs:
 
 
 @functools.cache
-def _cue() -> re.Pattern[str]:
-    """Any stance verb's start in a raw text (a superset: the verbs are checked again)."""
+def _cue() -> LiteralSet:
+    """The stance verbs' stems and Korean starts, to find in a lowered text in one pass (a
+    superset: the verbs are checked again on the tokens)."""
     d = _data()
     english = {w for key in ("stance_like", "stance_dislike", "stance_consume") for w in d[key]}
     korean = {
         w for key in ("stance_like_ko", "stance_dislike_ko", "stance_consume_ko") for w in d[key]
     }
-    english |= {"stand"}
-    words = sorted({stem(w) for w in english} | korean, key=len, reverse=True)
-    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    return LiteralSet({stem(w) for w in english | {"stand"}} | korean)
 
 
 @functools.cache
@@ -204,7 +202,7 @@ def _ko_stances(toks: Sequence[Tok]) -> list[_Stance]:
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _stances(text: str) -> tuple[_Stance, ...]:
     """The stances of a fact in the present (none for plans, past states, hypotheticals)."""
-    if _cue().search(text if text.isascii() else unicodedata.normalize("NFKC", text)) is None:
+    if not _cue().any_word_start(lowered(text)):
         return ()  # no stance verb: most facts, read without tokenising them again
     toks = _tokens(text)
     if not text.isascii() and any(_is_hangul(t.low) for t in toks):
