@@ -11,6 +11,7 @@ Reasons never quote values."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_pairs import PairSignal, Signal
@@ -177,28 +178,21 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
             PairSignal(((*older_span, "value"),), ((*newer_span, "value"),)),
             {"slot": "frame:alternative", "signals": ["negation"], "evidence": "denied"},
         )
-    if opposite_stances(older_text, newer_text):
-        return Signal(
-            "value_conflict",
-            0.65,
-            _REASONS["stance"],
-            PairSignal((), ()),
-            {"slot": "frame:stance", "signals": ["value_conflict"], "evidence": "stance"},
-        )
-    if reversed_preferences(older_text, newer_text):
-        return Signal(
-            "value_conflict",
-            0.65,
-            _REASONS["preference"],
-            PairSignal((), ()),
-            {"slot": "frame:preference", "signals": ["value_conflict"], "evidence": "preference"},
-        )
-    if never_every(older_text, newer_text):
-        return Signal(
-            "rule_conflict",
-            0.65,
-            _REASONS["never_every"],
-            PairSignal((), ()),
-            {"slot": "frame:schedule", "signals": ["rule_conflict"], "evidence": "never_every"},
-        )
+    for check, entity, evidence, slot in _WHOLE_FACT_CHECKS:
+        if check(older_text, newer_text):
+            return Signal(
+                entity,
+                0.65,
+                _REASONS[evidence],
+                PairSignal((), ()),
+                {"slot": slot, "signals": [entity], "evidence": evidence},
+            )
     return None
+
+
+#: readings of two whole facts (no span of a value): check, entity, evidence, slot
+_WHOLE_FACT_CHECKS: tuple[tuple[Callable[[str, str], bool], str, str, str], ...] = (
+    (opposite_stances, "value_conflict", "stance", "frame:stance"),
+    (reversed_preferences, "value_conflict", "preference", "frame:preference"),
+    (never_every, "rule_conflict", "never_every", "frame:schedule"),
+)
