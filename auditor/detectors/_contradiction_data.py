@@ -75,6 +75,11 @@ class SlotSpec(TypedDict, total=False):
         window: how many tokens around a value a cue may stand (default 4).
         shared_context: both memories must also share a content word besides the values
             (the *thing* the value is about, e.g. "report" for an export format).
+        any_relation: the value names the attribute whichever verb states it ("runs on
+            GitLab CI" / "uses GitHub Actions"): two frames of one thing that differ only
+            by their relation do not explain the conflict away (default false: "lives in
+            Seoul" / "works in Busan" are two attributes, "stored as JSON" / "exports CSV"
+            two formats).
     """
 
     title: str
@@ -82,6 +87,7 @@ class SlotSpec(TypedDict, total=False):
     cues: list[str]
     window: int
     shared_context: bool
+    any_relation: bool
 
 
 class TraitSpec(TypedDict):
@@ -163,7 +169,9 @@ def _slot(file: _File, name: str, raw: Any) -> SlotSpec:
     row = file.mapping(raw, where)
     unknown = sorted(set(row) - set(SlotSpec.__annotations__))
     if unknown or "values" not in row or "title" not in row:
-        raise file.fail(where, "title, values and optional cues, window, shared_context", row)
+        raise file.fail(
+            where, "title, values and optional cues, window, shared_context, any_relation", row
+        )
     values = file.mapping(row["values"], f"{where}.values")
     spec: SlotSpec = {
         "title": file.text(row["title"], f"{where}.title"),
@@ -179,6 +187,10 @@ def _slot(file: _File, name: str, raw: Any) -> SlotSpec:
         if not isinstance(row["shared_context"], bool):
             raise file.fail(f"{where}.shared_context", "true or false", row["shared_context"])
         spec["shared_context"] = row["shared_context"]
+    if "any_relation" in row:
+        if not isinstance(row["any_relation"], bool):
+            raise file.fail(f"{where}.any_relation", "true or false", row["any_relation"])
+        spec["any_relation"] = row["any_relation"]
     return spec
 
 

@@ -268,6 +268,8 @@ class Lexicon:
     scope_gates: tuple[LiteralSet | None, ...] = field(init=False)
     transition_patterns: tuple[re.Pattern[str], ...] = field(init=False)
     known_values: frozenset[str] = field(init=False)
+    #: slots whose conflict two relations of one thing do not explain away (``any_relation``)
+    any_relation_slots: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         alias_index: dict[str, tuple[str, str]] = {}
@@ -277,6 +279,11 @@ class Lexicon:
                     key = " ".join(alias.lower().split())
                     alias_index.setdefault(key, (slot, value))
         object.__setattr__(self, "alias_index", alias_index)
+        object.__setattr__(
+            self,
+            "any_relation_slots",
+            frozenset(name for name, spec in self.slots.items() if spec.get("any_relation")),
+        )
         object.__setattr__(
             self,
             "hangul_aliases",
@@ -360,6 +367,7 @@ class Lexicon:
                 "cues": [str(c) for c in spec.get("cues", [])],
                 "window": int(spec.get("window", 4)),
                 "shared_context": bool(spec.get("shared_context", False)),
+                "any_relation": bool(spec.get("any_relation", False)),
             }
         traits: dict[str, data.TraitSpec] = {k: v for k, v in data.TRAITS.items()}
         extra_traits = params.get("extra_traits", {})

@@ -363,6 +363,7 @@ class ContradictionDetector(Detector):
                     newer.fact,
                     weak=ctx.judge is not None,
                     years_apart=_years_apart(older, newer),
+                    any_relation=self.lexicon.any_relation_slots,
                 )
             if signals:
                 found[(i, j)] = (signals[0], signals)
@@ -478,7 +479,7 @@ def offline_signals(older: str, newer: str) -> list[Signal]:
     """
     lex = _default_lexicon()[0]
     signals = judge_pair(_default_profile(older), _default_profile(newer), older, newer, lex)
-    return _with_frames(signals, older, newer, weak=False)
+    return _with_frames(signals, older, newer, weak=False, any_relation=lex.any_relation_slots)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -520,14 +521,22 @@ def _years_apart(older: MemoryView, newer: MemoryView) -> float:
 
 
 def _with_frames(
-    signals: list[Signal], older: str, newer: str, *, weak: bool, years_apart: float = 0.0
+    signals: list[Signal],
+    older: str,
+    newer: str,
+    *,
+    weak: bool,
+    years_apart: float = 0.0,
+    any_relation: frozenset[str] = frozenset(),
 ) -> list[Signal]:
     """The offline signals, corrected and extended by the open-vocabulary frames.
 
     ``weak``: keep frame signals below ``_WEAK_FRAME`` (plausible candidates that only the
     LLM judge can settle); without a judge they would only be noise. ``years_apart``: the
     time between the two memories; two ages told a year or more apart may both have been
-    true, so they are no conflict.
+    true, so they are no conflict. ``any_relation``: slots whose values name the attribute
+    whatever the verb (the lexicon's ``any_relation_slots``): their conflicts stay when the
+    frames read two relations of one thing.
     """
     reading = read_pair(older, newer)
     if years_apart >= 1.0:
@@ -539,7 +548,12 @@ def _with_frames(
         signals = [s for s in signals if s.entity not in _RESTATEMENT_DROPS]
     if reading.modal:
         drops = _MODAL_DROPS - _ACROSS_RELATIONS if reading.modal_by_relation else _MODAL_DROPS
-        signals = [s for s in signals if s.entity not in drops]
+        signals = [
+            s
+            for s in signals
+            if s.entity not in drops
+            or (reading.modal_by_relation and s.details.get("slot") in any_relation)
+        ]
     if not reading.signals and signals and different_things(older, newer):
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
     if signals and dated_events_apart(older, newer):
