@@ -148,8 +148,15 @@ def _hedge_penalty(a: Profile, b: Profile) -> float:
 
 
 def _shared_context(a: Profile, b: Profile, lex: Lexicon) -> bool:
+    """Whether two facts share a content word besides the slot values: one word, or one
+    name written in Hangul in one and in Latin letters in the other ("루멘" / "Lumen")."""
     skip = lex.known_values
-    return bool({s for s in a.stems & b.stems if s not in skip})
+    if any(s not in skip for s in a.stems & b.stems):
+        return True
+    if a.hangul == b.hangul:
+        return False
+    (ha, la), (hb, lb) = a.name_skeletons, b.name_skeletons
+    return bool(ha & lb or hb & la)
 
 
 def _slot_signals(a: Profile, b: Profile, lex: Lexicon) -> list[Signal]:

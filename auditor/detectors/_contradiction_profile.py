@@ -43,6 +43,13 @@ from auditor.detectors._contradiction_text import (
 from auditor.detectors._frame_words import relatives
 from auditor.detectors._literals import LiteralSet, necessary_literals
 from auditor.detectors.prefilter import fold
+from auditor.detectors.transliteration import (
+    HANGUL_LEAD,
+    NAME_LEAD,
+    hangul_skeleton,
+    is_name,
+    latin_skeletons,
+)
 
 __all__ = [
     "Lexicon",
@@ -165,6 +172,26 @@ class Profile:
     def scopes(self) -> frozenset[str]:
         """Where a statement holds ("at work", "for side projects")."""
         return _scopes(self.text, self.lex)
+
+    @functools.cached_property
+    def name_skeletons(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(Hangul, Latin) consonant skeletons of the name the fact is about: a Hangul word
+        among its first words, or a Latin name among them, outside the value sets
+        (:mod:`auditor.detectors.transliteration`): "Lumen's CI ..." and "루멘 CI는 ..."
+        are about one thing."""
+        skip = self.lex.known_values
+        hangul: set[str] = set()
+        latin: set[str] = set()
+        for k, t in enumerate(self.tokens[:NAME_LEAD]):
+            if not t.content or t.stem in skip:
+                continue
+            if is_hangul(t.text):
+                skeleton = hangul_skeleton(t.stem) if k < HANGUL_LEAD else None
+                if skeleton:
+                    hangul.add(skeleton)
+            elif is_name(self.text[t.start : t.end]):
+                latin.update(latin_skeletons(t.text.split("'")[0]))  # "Lumen's": Lumen
+        return frozenset(hangul), frozenset(latin)
 
     @functools.cached_property
     def universal(self) -> bool:
