@@ -411,7 +411,8 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     """The store-shaped tuning set (15-23 memories per store): the shipped pack reports no
     contradiction pair that is not labelled (a named person's two attributes, two things one
     does, two habits on other days were false alarms), and finds the planted ones it found
-    when the set was fixed (31 of 60; the rest are documented misses). The second held-out
+    when the set was fixed (42 of 60 since 2026-12-07's third session; the rest are
+    documented misses). The second held-out
     half, never tuned on for precision, has no false alarm either."""
     from auditor.rulepack.engine import Engine
     from auditor.rulepack.pack import load_pack
@@ -421,7 +422,7 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     report = evaluate_corpus(STORE / "dev", engine, load_settings(), split="all")
     pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
     assert pairs.false_alarms == []
-    assert pairs.tp >= 31
+    assert pairs.tp >= 42
     report = evaluate_corpus(STORE / "heldout-2", engine, load_settings(), split="all")
     pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
     assert pairs.false_alarms == []
@@ -433,9 +434,10 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     # heldout-11 8 of 17, whose false alarm, two negated Korean facts, was fixed; heldout-12
     # 6 of 14, whose false alarm, a son's cat allergy against the subject's cats, was fixed;
     # heldout-13 10 of 16; heldout-14 5 of 13, whose false alarm, "prefers emails to phone
-    # calls" read as stating phone calls, was fixed)
-    halves = (("heldout-4", 15), ("heldout-7", 13), ("heldout-8", 11), ("heldout-9", 4))
-    later = (("heldout-10", 11), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
+    # calls" read as stating phone calls, was fixed; third session: heldout-4 16 (an
+    # acronym), heldout-9 5 and heldout-10 12 (a project's name in Hangul and in Latin))
+    halves = (("heldout-4", 16), ("heldout-7", 13), ("heldout-8", 11), ("heldout-9", 5))
+    later = (("heldout-10", 12), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
     later = (*later, ("heldout-14", 5))
     for half, found in (*halves, *later):
         report = evaluate_corpus(STORE / half, engine, load_settings(), split="all")

@@ -59,6 +59,7 @@ from auditor.detectors._frame_words import (
     ko_key,
     modality_of,
 )
+from auditor.detectors.frame_acronyms import acronym_aligned, acronym_keys
 from auditor.detectors.frame_anchors import ages_close, folded, near_values, other_period
 from auditor.detectors.frame_jobs import as_job
 from auditor.detectors.frame_korean import MAX_VALUE_TOKENS, ko_frame
@@ -528,6 +529,7 @@ def frame_keys(frame: Frame) -> list[str]:
     keys = ["kh:" + head] if frame.lang == "ko" else ["eh:" + head + "|" + frame.rel]
     if "age" in _typed_kinds(frame):
         keys.append("age:" + head)
+    keys.extend(acronym_keys(frame))  # "minimum supported Rust version" / "MSRV"
     return keys
 
 
@@ -654,6 +656,9 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     aligned = role_aligned(a, b)
     if aligned is not None:
         a, b = aligned  # "Lumen's license is MIT" / "released under the GPL license"
+    spelled = acronym_aligned(a, b)
+    if spelled is not None:
+        a, b = spelled  # "minimum supported Rust version" / "MSRV"
     if _other_relation(a, b):
         return FrameVerdict("compatible", 0.0, "relation", a.span, b.span)
     if not heads_match(a, b):
