@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from auditor.detectors._contradiction_data import EN_STOPWORDS
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Modality
 
@@ -300,6 +301,7 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
                 out.setdefault("age", set()).add(num)
                 continue
         _number_and_unit(toks, i, ko, months, out)
+        _minimum_version(lows, i, out)
         grade = _school_grade(lows, i)
         if grade is not None:
             out.setdefault("grade", set()).add(grade)
@@ -381,6 +383,34 @@ def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> N
         span = (last - first) % 7
         out["weekday"] = {(first - 1 + k) % 7 + 1 for k in range(span + 1)}
         return
+
+
+#: a version number ("18", "3.10", "1.70.2")
+VERSION = re.compile(r"^\d{1,4}(?:\.\d{1,4}){0,2}$")
+#: words after a version that make it the lowest one accepted ("18 or later", "16 and up")
+_OR_LATER = frozenset({"later", "newer", "higher", "above", "greater", "up", "+"})
+#: words before a version's name that make it the lowest one ("at least Node 20")
+_AT_LEAST = frozenset({"least", "minimum", "min"})
+
+
+def _minimum_version(lows: Sequence[str], i: int, out: dict[str, set[Any]]) -> None:
+    """The lowest version of a named thing a fact accepts: "Node 18 or later", "iOS 16 and
+    up", "at least Node 20", "Python 3.10 이상", added to ``out`` as ``minimum:<name>``
+    (its number without trailing ".0"). Two such values of one name are two minimums."""
+    if i == 0 or not VERSION.match(lows[i]):
+        return
+    name = lows[i - 1]
+    if not name.isalpha() or len(name) < 2 or name in _AT_LEAST or name in EN_STOPWORDS:  # noqa: PLR2004
+        return  # "in 2019 or later" is a year
+    after = lows[i + 1 : i + 3]
+    later = (len(after) == 2 and after[0] in ("or", "and") and after[1] in _OR_LATER) or (
+        bool(after) and after[0].startswith("이상")
+    )
+    if later or (i >= 2 and lows[i - 2] in _AT_LEAST):  # noqa: PLR2004
+        version = lows[i]
+        while version.endswith(".0"):
+            version = version[:-2]
+        out.setdefault("minimum:" + name, set()).add(version)
 
 
 def _school_grade(lows: Sequence[str], i: int) -> float | None:

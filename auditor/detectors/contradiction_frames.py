@@ -80,6 +80,7 @@ from auditor.detectors.frame_relations import ko_relation_groups, relation_group
 from auditor.detectors.frame_roles import owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
 from auditor.detectors.frame_verbs import en_boundary, named_entity
+from auditor.detectors.frame_versions import meets_minimum
 from auditor.detectors.frame_views import appositive_views, reduced_relative_view
 
 __all__ = [
@@ -674,6 +675,8 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         return None
     if other_occasions(a, b) or other_activity(a, b):
         return FrameVerdict("compatible", 0.0, "scope", a.span, b.span)
+    if meets_minimum(a, b) or meets_minimum(b, a):  # "3.10 or newer" / "3.12"
+        return FrameVerdict("restatement", 0.0, "text", a.span, b.span)
     typed = _typed_verdict(a, b)
     if typed is not None:
         kind, vtype = typed
