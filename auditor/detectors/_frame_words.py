@@ -431,7 +431,7 @@ def _school_grade(lows: Sequence[str], i: int) -> float | None:
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 #: "every month", "per week": one period, as "a month" is (not "every day": a schedule)
 _EVERY = frozenset({"every", "each", "per"})
-_PERIODS = frozenset({"week", "month", "year"})
+_PERIODS = frozenset({"week", "fortnight", "month", "year"})
 
 
 def _month_value(
