@@ -112,8 +112,10 @@ def test_contradiction_words_load_as_pinned() -> None:
         "cues": ["seat", "seats", "좌석", "자리", "쪽"],
         "window": 3,
         "shared_context": False,
+        "any_relation": True,
     }
     assert "window" not in contradiction.SLOTS["colour_theme"]
+    assert "any_relation" not in contradiction.SLOTS["city_of_residence"]
     assert contradiction.TRAITS["alcohol"]["a"][1] == r"\bdoes(?:n't| not) drink(?: alcohol)?\b"
     assert contradiction.KO_NEGATION_PATTERN == (
         r"^(?:안|않|못|없|말고|말아|아니|아님|대신|싫|끊|그만|금지)"
@@ -246,3 +248,15 @@ def test_contradiction_data_names_the_file_and_entry(tmp_path: Path) -> None:
         ValueError, match=r"contradiction_words\.yaml: comparatives\.fewer: a whole"
     ):
         contradiction._File(path).numbers("comparatives")
+
+
+def test_a_slot_flag_that_is_not_a_boolean_is_named(tmp_path: Path) -> None:
+    from auditor.detectors._contradiction_data import _File, _slot
+
+    path = tmp_path / "words.yaml"
+    path.write_text("slots: {}\n", encoding="utf-8")
+    file = _File(path)
+    row = {"title": "CI service", "values": {"jenkins": ["jenkins"]}, "any_relation": "yes"}
+    with pytest.raises(ValueError, match=r"slots\.ci\.any_relation: true or false expected"):
+        _slot(file, "ci", row)
+    assert _slot(file, "ci", {**row, "any_relation": True})["any_relation"] is True

@@ -35,6 +35,9 @@ def _typed_of(text: str) -> dict[str, set[object]]:
         ("pays 50,000 won a month", "money:₩", 50000.0),
         ("costs 40 dollars", "money:$", 40.0),
         ("1995년 3월 8일에 태어났다", "year", 1995),
+        ("an SLA of 99.9% uptime", "percent", 99.9),  # the sign kept on the token
+        ("fixed at 3.8 percent", "percent", 3.8),
+        ("점유율은 30%다", "percent", 30.0),
     ],
 )
 def test_typed_values_read(text: str, kind: str, value: object) -> None:

@@ -33,6 +33,7 @@ _TOKEN = re.compile(
     # token each, before the word and punctuation alternatives split them
     r"[$€£¥₩]\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|[$€£¥₩]\d{1,9}(?:\.\d+)?(?![\d,])"
     r"|\d{1,2}:\d{2}(?:[aApP][mM])?(?![\d:])|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])"
+    r"|\d{1,6}(?:\.\d{1,4})?%"  # a percentage ("99.9%") is one token, its sign kept
     r"|\d{1,6}[\uac00-\ud7a3]+|[\uac00-\ud7a3]+"
     r"|[^\W_\uac00-\ud7a3]+(?:['’.+#/-][^\W_\uac00-\ud7a3]+)*[+#]*|[:,()]"
 )
@@ -288,6 +289,10 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
             out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
         elif clock and clock.group(2) and int(clock.group(1)) < 24:  # "7:40", "14:00"
             out.setdefault("clock", set()).add((int(clock.group(1)), int(clock.group(2))))
+        if low.endswith("%") or (low in _PERCENT_WORDS and i and _NUM.match(lows[i - 1])):
+            number = low[:-1] if low.endswith("%") else lows[i - 1]
+            out.setdefault("percent", set()).add(float(number))  # "99.9%", "3.8 percent"
+            continue
         if low[:1] in _CURRENCY:  # "$373.52": an amount of money
             out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
             continue
@@ -385,6 +390,8 @@ def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> N
         return
 
 
+#: words that make the number before them a percentage
+_PERCENT_WORDS = frozenset({"percent", "per cent", "퍼센트", "프로"})
 #: a version number ("18", "3.10", "1.70.2")
 VERSION = re.compile(r"^\d{1,4}(?:\.\d{1,4}){0,2}$")
 #: words after a version that make it the lowest one accepted ("18 or later", "16 and up")
