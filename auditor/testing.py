@@ -8,14 +8,33 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView
 
-__all__ = ["SameFactDetector", "make_record", "write_jsonl"]
+__all__ = ["SameFactDetector", "make_record", "subject_views", "write_jsonl"]
 
 _counter = itertools.count(1)
+
+
+def subject_views(
+    facts: Sequence[str], subject: str = "user:t", *, step: timedelta = timedelta(hours=1)
+) -> list[MemoryView]:
+    """One subject's memories as detectors see them: ids ``m0``, ``m1``, ... in the order
+    given, created ``step`` apart from 2026-01-01 (oldest first), user tier."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    return [
+        MemoryView(
+            memory_id=f"m{k}",
+            subject=subject,
+            fact=fact,
+            trust_tier="user",
+            created_at=start + step * k,
+        )
+        for k, fact in enumerate(facts)
+    ]
 
 
 def make_record(**overrides: Any) -> dict[str, Any]:

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
-from auditor.detectors.base import MemoryView
 from auditor.detectors.contradiction import candidate_pairs, offline_signals
 from auditor.detectors.contradiction_frames import frame_keys, frames_of
 from auditor.detectors.frame_acronyms import acronym_aligned, acronym_keys
+from auditor.testing import subject_views
 
 
 @pytest.mark.parametrize(
@@ -58,18 +56,8 @@ def test_acronym_keys_meet_between_the_two_forms() -> None:
 def test_an_acronym_and_its_words_meet_as_candidates_in_a_big_subject() -> None:
     """The two facts share only the project's name; 40 facts that share more words with the
     acronym's side come between them, yet the acronym keys bring them together."""
-    start = datetime(2026, 1, 1, tzinfo=UTC)
     facts = ["Beacon's minimum supported Rust version is 1.72."]
     facts += [f"Beacon's MSRV check {n} is green." for n in range(40)]
     facts += ["Beacon's MSRV is 1.78."]
-    memories = [
-        MemoryView(
-            memory_id=f"m{k}",
-            subject="user:ravi",
-            fact=fact,
-            trust_tier="user",
-            created_at=start + timedelta(hours=k),
-        )
-        for k, fact in enumerate(facts)
-    ]
+    memories = subject_views(facts, "user:ravi")
     assert frozenset({"m0", f"m{len(facts) - 1}"}) in candidate_pairs(memories)

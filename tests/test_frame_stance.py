@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
-from auditor.detectors.base import MemoryView
 from auditor.detectors.contradiction import candidate_pairs
 from auditor.detectors.frame_stance import opposite_stances, stance_keys
+from auditor.testing import subject_views
 
 
 @pytest.mark.parametrize(
@@ -58,19 +56,9 @@ def test_a_liking_and_a_disliking_meet_as_candidates_in_a_big_subject() -> None:
     """Among many facts that share more words with each side than the two sides share with
     each other (the similarity index's top neighbours), the stance keys still bring the
     liking and the disliking together."""
-    start = datetime(2026, 1, 1, tzinfo=UTC)
     facts = ["Kai doesn't like olives."]
     facts += [f"Kai ordered olives on pizza at restaurant {n}." for n in range(40)]
     facts += ["Kai really loves olives on pizza."]
-    memories = [
-        MemoryView(
-            memory_id=f"m{k}",
-            subject="user:kai",
-            fact=fact,
-            trust_tier="user",
-            created_at=start + timedelta(hours=k),
-        )
-        for k, fact in enumerate(facts)
-    ]
+    memories = subject_views(facts, "user:kai")
     pairs = candidate_pairs(memories)
     assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
