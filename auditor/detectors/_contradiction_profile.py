@@ -575,10 +575,16 @@ def _traits(
                             or t.stem in cues
                             or (ko_cues and any(c in t.text for c in ko_cues))
                             for t in near
-                        ):
+                        ) and not _owned(tokens, first, cues):
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+def _owned(tokens: Sequence[Token], first: int, cues: frozenset[str]) -> bool:
+    """Whether a trait of having something is said by a possessive ("Marco's daughter
+    Giulia", "Ben's dog"): for traits whose cues say having ("has")."""
+    return "has" in cues and first > 0 and tokens[first - 1].text.endswith(("'s", "\u2019s"))
 
 
 #: How many words before a trait's mention are read for another person.

@@ -220,7 +220,8 @@ def _ko_number(
         "",
     )
     if unit.startswith("월") and i + 1 < len(toks):
-        day_m = _KO_NUM_UNIT.match(toks[i + 1].low)
+        # "3일생이다": the key without its copula ("3일생") when the word is too long
+        day_m = _KO_NUM_UNIT.match(toks[i + 1].low) or _KO_NUM_UNIT.match(toks[i + 1].key)
         if day_m and day_m.group(2).startswith("일"):
             out.setdefault("date", set()).add((int(num_s), int(day_m.group(1))))
             return

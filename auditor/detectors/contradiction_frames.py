@@ -511,6 +511,8 @@ def _as_birthday(f: Frame) -> Frame:
         word, drop = "birthday", {"birthday", *_POSSESSIVES}
     elif f.lang == "ko" and f.rel.startswith("태어"):
         word, drop = "생일", {f.rel}
+    elif f.lang == "ko" and f.rel == "=" and any(v.endswith(("일생", "년생")) for v in f.values):
+        word, drop = "생일", set()  # "10월 3일생이다": born on October 3
     else:
         return f
     return dataclasses.replace(
@@ -672,6 +674,8 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
         neg, pos = (a, b) if a.negated else (b, a)
         if 0 < len(neg.values) <= _DENIED_WORDS and neg.values < pos.values and pos.conj:
             return FrameVerdict("negated", 0.7, "text", a.span, b.span)
+        if _never_at_all(neg, pos):  # "커피를 전혀 안 마신다" / "커피를 하루에 세 잔 마신다"
+            return FrameVerdict("negated", 0.7, "text", a.span, b.span)
         return None
     if other_occasions(a, b) or other_activity(a, b):
         return FrameVerdict("compatible", 0.0, "scope", a.span, b.span)
@@ -706,6 +710,26 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     if a.lang == "ko" and (len(only_a) > 2 or len(only_b) > 2):
         score = min(score, 0.5)
     return FrameVerdict("value", score, "text", a.span, b.span)
+
+
+#: words that make a negation total ("전혀 안 마신다", "never drinks")
+_AT_ALL = frozenset({"전혀", "절대", "절대로", "never"})
+
+
+def _never_at_all(neg: Frame, pos: Frame) -> bool:
+    """Whether a negation said of everything ("커피를 전혀 안 마신다") meets the same verb
+    with the same object stated ("커피를 하루에 세 잔 마신다"); a negation with a time or
+    a scope ("저녁에는", "평일에는") is not said of everything."""
+    if neg.rel != pos.rel or neg.values.isdisjoint(_AT_ALL):
+        return False
+    if neg.typed or not neg.values.isdisjoint(scope_words()):
+        return False  # "저녁에는 커피를 전혀 안 마신다": never in the evening only
+    objects = neg.values - _AT_ALL - {neg.rel} - _NEGATION_VALUES
+    return bool(objects & (pos.values - {pos.rel}))
+
+
+#: negation words a frame may keep among its values
+_NEGATION_VALUES = frozenset({"안", "못", "않", "not", "n't", "no"})
 
 
 def _only_other(x: Frame, y: Frame, only_x: frozenset[str], only_y: frozenset[str]) -> bool:

@@ -7,9 +7,11 @@ attribute of "Lumen's license is MIT" (:func:`role_aligned`). Read by
 from __future__ import annotations
 
 import dataclasses
+import functools
 
+from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
-from auditor.detectors._frame_words import bigrams
+from auditor.detectors._frame_words import _data, bigrams
 
 __all__ = ["owner_apart", "role_aligned"]
 
@@ -20,11 +22,18 @@ _RANKS = frozenset({"main", "primary", "default", "preferred", "core"})
 
 def owner_apart(a: Frame, b: Frame) -> bool:
     """Whether one head is only the owner of the other's thing ("Lumen" / "Lumen's CI",
-    "Priya" / "Priya's standup", "모아" / "모아의 백엔드"): two things, not one."""
+    "Priya" / "Priya's standup", "모아" / "모아의 백엔드"): two things, not one. A noun
+    that names the thing as a whole ("Fern's code", "Fern's repository";
+    ``whole_thing_nouns`` of the data file) is the owner itself."""
     for x, y in ((a, b), (b, a)):
         if y.head and y.head < x.head and y.head <= x.owners:
-            return True
+            return not (x.head - y.head) <= _whole_thing_nouns()
     return False
+
+
+@functools.cache
+def _whole_thing_nouns() -> frozenset[str]:
+    return frozenset(stem(w) for w in _data()["whole_thing_nouns"] if not w.startswith("_comment"))
 
 
 def _role_keys(f: Frame) -> frozenset[str]:
