@@ -392,7 +392,7 @@ def _weekday_range(toks: Sequence[Tok], ko: bool, out: dict[str, set[Any]]) -> N
 
 
 #: words that make the number before them a percentage
-_PERCENT_WORDS = frozenset({"percent", "per cent", "퍼센트", "프로"})
+_PERCENT_WORDS = frozenset({"percent", "pct", "퍼센트", "프로"})
 #: a version number ("18", "3.10", "1.70.2")
 VERSION = re.compile(r"^\d{1,4}(?:\.\d{1,4}){0,2}$")
 #: words after a version that make it the lowest one accepted ("18 or later", "16 and up")
