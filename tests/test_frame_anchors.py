@@ -15,6 +15,7 @@ from auditor.detectors._frame_words import _tokens, _typed
 from auditor.detectors.base import DetectContext, MemoryView
 from auditor.detectors.contradiction import ContradictionDetector, candidate_pairs
 from auditor.detectors.frame_anchors import anchored_typed, folded, other_period
+from auditor.detectors.frame_pairs import relation_swapped
 from auditor.detectors.frame_reading import read_pair
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -172,3 +173,16 @@ def test_two_ages_of_a_person_meet_as_candidates_in_a_store() -> None:
     older = ids[[v.fact for v in aiko].index("Aiko is 41 years old.")]
     newer = ids[[v.fact for v in aiko].index("Aiko turned 38 in March.")]
     assert frozenset({older, newer}) in candidate_pairs(aiko)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "swapped"),
+    [
+        ("Kim lives in Seoul.", "Kim works in Seoul.", True),
+        ("Kim's dad lives in Daegu.", "Kim visits her dad in Daegu every other weekend.", True),
+        ("Kim lives in Daegu.", "Kim lives in Daegu with her two cats.", False),  # detail only
+        ("Kim lives in Seoul.", "Kim moved to Seoul in 2020 and lives there.", False),
+    ],
+)
+def test_two_verbs_tying_one_person_to_one_place(older: str, newer: str, swapped: bool) -> None:
+    assert relation_swapped(older, newer) is swapped

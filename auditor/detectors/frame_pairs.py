@@ -154,16 +154,15 @@ def _distinct_relations() -> frozenset[str]:
 
 
 def relation_swapped(a_text: str, b_text: str) -> bool:
-    """Whether two facts are equal but for one verb each, two different ways of being tied
-    to a place or an organisation ("lives in Seoul" / "works in Seoul", "studied at KAIST" /
-    "teaches at KAIST"; ``distinct_relations`` of the data file)."""
+    """Whether two facts tie one person to one place or organisation by two different
+    verbs, one each ("lives in Seoul" / "works in Seoul", "studied at KAIST" / "teaches at
+    KAIST", "her mum lives in Cardiff" / "visits her mum in Cardiff once a month";
+    ``distinct_relations`` of the data file); other words of detail may differ too."""
     keys_a = {t.key for t in _tokens(a_text)[:_TYPED_TOKENS]}
     keys_b = {t.key for t in _tokens(b_text)[:_TYPED_TOKENS]}
-    only_a, only_b = keys_a - keys_b, keys_b - keys_a
-    if len(only_a) != 1 or len(only_b) != 1:
-        return False
     relations = _distinct_relations()
-    return only_a <= relations and only_b <= relations
+    only_a, only_b = (keys_a - keys_b) & relations, (keys_b - keys_a) & relations
+    return len(only_a) == 1 and len(only_b) == 1
 
 
 def typed_restatement(a_text: str, b_text: str) -> bool:
