@@ -27,7 +27,7 @@ is not read. It is evidence that two words *may* name one thing, never a verdict
 contradiction detector counts the name a Korean and an English fact are about (a Hangul
 word among the first :data:`HANGUL_LEAD` words of one, a capitalised Latin word among the
 first :data:`NAME_LEAD` of the other) as their shared context, which a slot such as a
-project's database or CI service asks for (:func:`auditor.detectors._contradiction_pairs`).
+project's database or CI service asks for (:mod:`auditor.detectors._contradiction_pairs`).
 Collisions exist ("lumen" and "lemon" share L M N), which is why only the words a fact
 is about are compared, and the check that follows still needs two values of one slot.
 """
