@@ -49,6 +49,7 @@ from auditor.detectors.transliteration import (
     hangul_skeleton,
     is_name,
     latin_skeletons,
+    without_possessive,
 )
 
 __all__ = [
@@ -190,7 +191,7 @@ class Profile:
                 if skeleton:
                     hangul.add(skeleton)
             elif is_name(self.text[t.start : t.end]):
-                latin.update(latin_skeletons(t.text.split("'")[0]))  # "Lumen's": Lumen
+                latin.update(latin_skeletons(without_possessive(t.text)))
         return frozenset(hangul), frozenset(latin)
 
     @functools.cached_property

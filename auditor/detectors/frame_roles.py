@@ -33,7 +33,7 @@ def owner_apart(a: Frame, b: Frame) -> bool:
 
 @functools.cache
 def _whole_thing_nouns() -> frozenset[str]:
-    return frozenset(stem(w) for w in _data()["whole_thing_nouns"] if not w.startswith("_comment"))
+    return frozenset(stem(w) for w in _data()["whole_thing_nouns"])
 
 
 def _role_keys(f: Frame) -> frozenset[str]:

@@ -39,7 +39,14 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["HANGUL_LEAD", "NAME_LEAD", "hangul_skeleton", "is_name", "latin_skeletons"]
+__all__ = [
+    "HANGUL_LEAD",
+    "NAME_LEAD",
+    "hangul_skeleton",
+    "is_name",
+    "latin_skeletons",
+    "without_possessive",
+]
 
 #: initial consonants of a Hangul syllable, in Unicode order, as classes ("" = silent ㅇ)
 _INITIAL = (
@@ -155,7 +162,7 @@ def latin_skeletons(word: str) -> frozenset[str]:
     return frozenset(s for s in map(_collapse, readings) if len(s) >= MIN_CLASSES)
 
 
-def _alpha(word: str) -> str:
+def without_possessive(word: str) -> str:
     """A word without its possessive ("Lumen's" -> "Lumen")."""
     return word.split("'")[0].split("\u2019")[0]
 
@@ -163,4 +170,4 @@ def _alpha(word: str) -> str:
 def is_name(word: str) -> bool:
     """Whether a Latin word is written as a name (capitalised, three letters or more; a
     possessive may follow: "Lumen's")."""
-    return _NAME.fullmatch(_alpha(word)) is not None
+    return _NAME.fullmatch(without_possessive(word)) is not None
