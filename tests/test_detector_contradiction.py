@@ -330,6 +330,18 @@ def test_linked_identical_inactive_and_episodic_memories_are_skipped() -> None:
     assert det.analyze_group([old], ctx()) == []
 
 
+def test_a_memory_past_max_fact_chars_is_not_compared() -> None:
+    """A memory over 1,000 characters is a document, not a fact: left out by default, and
+    compared again when the rule raises ``max_fact_chars``."""
+    fact = "Lives in Berlin."
+    # a page that states the conflicting value early, padded past the limit
+    page = "Lives in Paris. " + "The venue opens at nine and the talks start at ten. " * 19
+    assert 1000 < len(page) < 1100
+    assert pair(fact, page[:1000]) != []  # the same words within the limit: a conflict
+    assert pair(fact, page) == []
+    assert pair(fact, page, max_fact_chars=1100) != []
+
+
 @pytest.mark.parametrize(
     ("older", "newer"),
     [

@@ -37,7 +37,12 @@ Params (all optional):
     top_k: similar neighbours kept per memory (default 8).
     max_df: for index keys held by more memories, only this many neighbours in time are
         visited (default 64).
-    max_fact_chars: longer facts (Markdown pages) are not compared (default 4000).
+    max_fact_chars: longer memories are not compared (default 1000). A fact about a person
+        is a sentence or a few; a memory past a thousand characters is a document (a
+        fetched page, a tool's JSON answer, a config, a Memoryfield page), whose values
+        are not the subject's. On the realistic store
+        (:mod:`auditor.tools.realistic`) every conflict such a memory took part in was
+        a false alarm, and reading them was an eighth of the detector's time.
     skip_kinds: memory kinds left out (default ``[episodic]``: events, not standing facts).
     apart_sources: ``source.type`` values whose memories are not compared with each other
         (default ``[tool_output]``: each tool result is the answer to one call, such as the
@@ -187,7 +192,7 @@ class ContradictionDetector(Detector):
         p = self.params
         self.top_k = _int_param(p, "top_k", 8, 1, 100)
         self.max_df = _int_param(p, "max_df", 64, 2, 100_000)
-        self.max_fact_chars = _int_param(p, "max_fact_chars", 4000, 100, 10_000_000)
+        self.max_fact_chars = _int_param(p, "max_fact_chars", 1000, 100, 10_000_000)
         self.judge_max_pairs = _int_param(p, "judge_max_pairs", 20, 0, 10_000)
         skip = p.get("skip_kinds", ["episodic"])
         if not isinstance(skip, list) or not all(isinstance(k, str) for k in skip):
