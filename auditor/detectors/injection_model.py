@@ -50,7 +50,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -84,6 +84,7 @@ FEATURE_SPEC: dict[str, Any] = {
 }
 
 _U32 = np.uint32
+_Int = TypeVar("_Int", np.intp, np.uint32)
 _FNV_PRIME = _U32(16777619)
 _FNV_OFFSET = 2166136261
 _GOLDEN = _U32(0x9E3779B1)  # Knuth's multiplicative hash constant (odd)
@@ -251,7 +252,7 @@ def featurize(
     return cidx, cpos
 
 
-def distinct(ids: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+def distinct(ids: npt.NDArray[_Int]) -> npt.NDArray[_Int]:
     """The distinct values of ``ids``, sorted (a sort and a mask: faster than ``np.unique``)."""
     if len(ids) == 0:
         return ids
@@ -362,7 +363,11 @@ class InjectionModel:
         bits = int(self.spec["bits"])
         lo, hi = (int(x) for x in self.spec["char_ngrams"])
         keys = _batch_char_keys(texts, lo, hi, bits)
-        present = distinct(keys)
+        if (len(texts) << bits) <= np.iinfo(np.uint32).max:
+            # the same keys in half the width: NumPy sorts them in about half the time
+            present = distinct(keys.astype(np.uint32)).astype(np.intp)
+        else:
+            present = distinct(keys)
         which = present >> bits
         k = len(texts)
         sums = np.bincount(which, weights=self.weights[present & ((1 << bits) - 1)], minlength=k)
