@@ -30,12 +30,15 @@ from auditor import safe_yaml
 
 __all__ = [
     "APPROX_WORDS",
+    "BOUND_WORDS",
+    "bound_side",
     "CLAUSE_BREAK_WORDS",
     "COMPARATIVES",
     "EN_STOPWORDS",
     "EVENT_WORDS",
     "HEDGE_PHRASES",
     "KO_COUNTERS",
+    "KO_QUANTITY_ADVERBS",
     "KO_NEGATION_PATTERN",
     "KO_NUMBER_WORDS",
     "KO_PARTICLES",
@@ -223,6 +226,20 @@ SLOTS: Final[dict[str, SlotSpec]] = {
     name: _slot(_FILE, name, raw)
     for name, raw in _FILE.mapping(_FILE.get("slots"), "slots").items()
 }
+_Phrases = tuple[tuple[str, ...], ...]
+
+
+def _bound_words(f: _File) -> dict[str, tuple[_Phrases, _Phrases]]:
+    """``bound_words`` of the data file: per side, the phrases before and after a number."""
+    table = f.mapping(f.get("bound_words"), "bound_words")
+
+    def phrases(key: str) -> _Phrases:
+        words = f.words(table.get(key), f"bound_words.{key}")
+        return tuple(sorted((tuple(w.split()) for w in words), key=len, reverse=True))
+
+    return {side: (phrases(f"{side}_before"), phrases(f"{side}_after")) for side in ("min", "max")}
+
+
 #: Traits that exclude each other; see :class:`TraitSpec`.
 TRAITS: Final[dict[str, TraitSpec]] = {
     name: _trait(_FILE, name, raw)
@@ -256,6 +273,32 @@ UNIVERSAL_WORDS: Final[frozenset[str]] = frozenset(_FILE.word_list("universal_wo
 HEDGE_PHRASES: Final[tuple[str, ...]] = tuple(_FILE.word_list("hedge_phrases"))
 #: Words of approximation ("about 7 years"): small numeric differences are not conflicts.
 APPROX_WORDS: Final[frozenset[str]] = frozenset(_FILE.word_list("approx_words"))
+#: Bounds on a number: side ("min" / "max") -> (words before it, words after it), each a
+#: tuple of word tuples, longest first ("at least 25 times", "3시간 이상").
+BOUND_WORDS: Final[dict[str, tuple[_Phrases, _Phrases]]] = _bound_words(_FILE)
+
+
+def bound_side(before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    """ "min" or "max" when a number is a bound, read from the (lower-case) words right
+    before it (up to three) and right after it (up to three; its unit may stand first:
+    "3 hours or more", "3시간 이상"), else "". Before is read first, the longest phrase
+    across both sides first ("no more than" is a "max", not the "min" of "more than")."""
+    side, longest = "", 0
+    for name, (pre, _) in BOUND_WORDS.items():
+        for phrase in pre:
+            if len(phrase) > longest and before[len(before) - len(phrase) :] == phrase:
+                side, longest = name, len(phrase)
+    if side:
+        return side
+    for name, (_, post) in BOUND_WORDS.items():
+        for phrase in post:
+            if after[: len(phrase)] == phrase or after[1 : 1 + len(phrase)] == phrase:
+                return name
+    return ""
+
+
+#: Korean adverbs of quantity before a counted number ("정확히 4개"): not what it counts.
+KO_QUANTITY_ADVERBS: Final[frozenset[str]] = frozenset(_FILE.word_list("ko_quantity_adverbs"))
 #: Closed word classes an answer may belong to (slot values are types too).
 TYPE_SETS: Final[dict[str, frozenset[str]]] = {
     name: frozenset(_FILE.words(words, f"type_sets.{name}"))

@@ -38,7 +38,7 @@ from auditor.detectors._contradiction_profile import (
     QuestionAnswer,
     find_values,
 )
-from auditor.detectors._contradiction_quantities import DateMention
+from auditor.detectors._contradiction_quantities import DateMention, NumberMention
 from auditor.detectors._contradiction_text import jaccard, ko_root, negated_at, stem, token_at
 
 __all__ = ["PairSignal", "Signal", "judge_pair", "similarity"]
@@ -260,6 +260,16 @@ def _numbers_differ(x: float, y: float, approx: bool) -> bool:
     return True
 
 
+def _bounds_exclude(a: NumberMention, b: NumberMention) -> bool:
+    """Whether two numbers, one of them a bound, cannot both hold: "at least 25" against
+    "at most 10" or against "10"; two lower (or two upper) bounds always can."""
+    a_lo = a.value if a.bound != "max" else -math.inf
+    a_hi = a.value if a.bound != "min" else math.inf
+    b_lo = b.value if b.bound != "max" else -math.inf
+    b_hi = b.value if b.bound != "min" else math.inf
+    return a_lo > b_hi or b_lo > a_hi
+
+
 def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
     best: Signal | None = None
     for na in a.numbers:
@@ -271,7 +281,10 @@ def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
             if not (na.prev and na.prev == nb.prev) and sim < 0.3:
                 continue
             approx = na.approx or nb.approx
-            if not _numbers_differ(na.value, nb.value, approx):
+            if na.bound or nb.bound:
+                if not _bounds_exclude(na, nb):
+                    continue  # "at least 25" and "at least 10" both hold
+            elif not _numbers_differ(na.value, nb.value, approx):
                 continue
             if any(m.unit == na.unit and m.value == nb.value for m in a.numbers) or any(
                 m.unit == nb.unit and m.value == na.value for m in b.numbers

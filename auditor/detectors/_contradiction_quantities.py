@@ -80,6 +80,8 @@ class NumberMention:
     unit: str
     prev: str
     approx: bool
+    #: "min" / "max" when the number is a bound ("at least 25 times", "3시간 이상"), else ""
+    bound: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +188,34 @@ def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
     return None
 
 
+def _counted(tokens: Sequence[Token], last: int, counter: str, tail: str, prev: str) -> str:
+    """What a number with a glued Korean counter counts. People and things (명, 개, 마리)
+    are counted by their noun: the one after a genitive counter ("4개의 항목": items), else
+    the one before ("아이 2명"), unless that is an adverb of quantity ("정확히 4개");
+    other counters (잔, 시간, 번) count in themselves."""
+    if counter not in ("명", "개", "마리"):
+        return counter
+    nxt = tokens[last + 1] if last + 1 < len(tokens) else None
+    if tail[len(counter) :].startswith("의") and nxt is not None and is_hangul(nxt.text):
+        return nxt.stem
+    if prev and prev not in data.KO_QUANTITY_ADVERBS:
+        return prev
+    return counter
+
+
+def _bound(tokens: Sequence[Token], first: int, last: int) -> str:
+    """ "min" or "max" when the number at ``tokens[first..last]`` is a bound ("at least 25
+    times", "3시간 이상"; :func:`auditor.detectors._contradiction_data.bound_side`)."""
+    clause = tokens[first].clause
+    before = tuple(t.text for t in tokens[max(0, first - 3) : first] if t.clause == clause)
+    after = tuple(
+        t.stem if is_hangul(t.text) else t.text
+        for t in tokens[last + 1 : last + 4]
+        if t.clause == clause
+    )
+    return data.bound_side(before, after)
+
+
 def _number_value(tok: str) -> float | None:
     if tok in data.NUMBER_WORDS:
         return float(data.NUMBER_WORDS[tok])
@@ -240,11 +270,20 @@ def _numbers(
         if tail:  # Korean counter glued to the number: 2명, 3개, 5년
             counter = next((c for c in data.KO_COUNTERS if tail.startswith(c)), "")
             prev = tokens[first - 1].stem if first > 0 else ""
-            # people and things are counted by the noun before (아이 2명), others by the counter
-            unit = (prev or counter) if counter in ("명", "개", "마리") else counter
+            unit = _counted(tokens, last, counter, tail, prev)
         else:
             unit, prev = unit_prev(first, last)
-        out.append(NumberMention(value, m.start(), m.end(), unit, prev, approx_before(first)))
+        out.append(
+            NumberMention(
+                value,
+                m.start(),
+                m.end(),
+                unit,
+                prev,
+                approx_before(first),
+                _bound(tokens, first, last),
+            )
+        )
     for i, t in enumerate(tokens):
         word_value = _number_value(t.text)
         if word_value is not None and not t.text.isdigit():
@@ -269,7 +308,17 @@ def _numbers(
                 continue
             unit, prev = unit_prev(i, i)
             if unit:
-                out.append(NumberMention(word_value, t.start, t.end, unit, prev, approx_before(i)))
+                out.append(
+                    NumberMention(
+                        word_value,
+                        t.start,
+                        t.end,
+                        unit,
+                        prev,
+                        approx_before(i),
+                        _bound(tokens, i, i),
+                    )
+                )
         elif hangul and i > 0 and is_hangul(t.text):
             found = _korean_count(tokens, i)
             if found is not None:

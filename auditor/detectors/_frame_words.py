@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from auditor.detectors._contradiction_data import EN_STOPWORDS
+from auditor.detectors._contradiction_data import EN_STOPWORDS, bound_side
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Modality
 
@@ -240,8 +240,21 @@ def _ko_number(
     elif unit_key and not unit.startswith("일"):
         num = float(num_s) + _ko_half(toks, i + 1)  # "1시간 반"
         out.setdefault("duration", set()).add(round(num * float(units[unit_key]), 2))
+    elif (
+        unit.removesuffix("의") in _COUNTED
+        and toks[i].low.endswith("의")
+        and i + 1 < len(toks)
+        and _is_hangul(toks[i + 1].low)
+    ):
+        # "4개의 항목": four items, counted by the noun after, not by the counter
+        out.setdefault("count:" + toks[i + 1].key, set()).add(float(num_s))
     elif not unit.startswith("일"):
         out.setdefault("count:" + (_ko_counter(unit) or unit[:1]), set()).add(float(num_s))
+
+
+#: Korean counters of people and things: in the genitive ("4개의 항목", "3명의 직원") the
+#: noun after them is what they count.
+_COUNTED = frozenset(("개", "명", "마리"))
 
 
 def _ko_half(toks: Sequence[Tok], j: int) -> float:
@@ -268,9 +281,14 @@ def _ko_weekdays() -> tuple[str, ...]:
 
 
 def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
-    """Typed values among ``toks`` (a value region)."""
+    """Typed values among ``toks`` (a value region).
+
+    A number under a bound ("at least 25 times", "3시간 이상") is kept apart, under its
+    kind with the bound's side before it ("min:count:tim"): not the value itself, yet a
+    value that tells two facts apart."""
     d = _data()
     out: dict[str, set[Any]] = {}
+    bounds: dict[str, dict[str, set[Any]]] = {}
     dayparts, units = d["dayparts"], d["duration_units"]
     months = {k: v for k, v in _month_names().items()}
     lows = [t.low for t in toks]
@@ -290,43 +308,78 @@ def _typed(toks: Sequence[Tok], ko: bool) -> dict[str, set[Any]]:
             out.setdefault("clock", set()).add((hour, int(clock.group(2) or 0)))
         elif clock and clock.group(2) and int(clock.group(1)) < 24:  # "7:40", "14:00"
             out.setdefault("clock", set()).add((int(clock.group(1)), int(clock.group(2))))
-        if low.endswith("%") or (low in _PERCENT_WORDS and i and _NUM.match(lows[i - 1])):
-            number = low[:-1] if low.endswith("%") else lows[i - 1]
-            out.setdefault("percent", set()).add(float(number))  # "99.9%", "3.8 percent"
-            continue
-        if low[:1] in _CURRENCY:  # "$373.52": an amount of money
-            out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
-            continue
-        age = _AGE_WORD.match(low)
-        if age:
-            out.setdefault("age", set()).add(float(age.group(1)))
-            continue
-        if i == len(toks) - 1 and i > 0 and toks[i - 1].low in AGE_VERBS:
-            num = _number(low)  # "Ben turned 36."
-            if num is not None and _age_number(num):
-                out.setdefault("age", set()).add(num)
-                continue
-        _number_and_unit(toks, i, ko, months, out)
-        _minimum_version(lows, i, out)
-        grade = _school_grade(lows, i)
-        if grade is not None:
-            out.setdefault("grade", set()).add(grade)
-        if low in _TIMES:  # "twice a day": as "2 times a day"
-            out.setdefault("count:tim", set()).add(_TIMES[low])
-        if low in _EVERY and i + 1 < len(lows) and lows[i + 1] in _PERIODS:
-            out.setdefault("duration", set()).add(float(units[lows[i + 1]]))  # "every month"
-        if low in months:
-            _month_value(lows, i, months, out)
-        if ko and i not in minutes_of_clock:
+        side = _bound_side(toks, i)
+        dest = bounds.setdefault(side, {}) if side else out
+        read_on = _number_at(toks, lows, i, ko, months, dest)
+        if read_on:
+            _minimum_version(lows, i, out)  # "3.10 이상": a lowest version, bound or not
+        if read_on and ko and i not in minutes_of_clock:
             km = _KO_NUM_UNIT.match(key) or _KO_NUM_UNIT.match(low)
-            if km and _ko_clock(km.group(1), km.group(2), toks, i, out):
+            if km and _ko_clock(km.group(1), km.group(2), toks, i, dest):
                 minutes_of_clock.add(i + 1)  # "7시 40분": 40분 is the clock's, no duration
             elif km:
-                _ko_number(km.group(1), km.group(2), toks, i, units, out)
+                _ko_number(km.group(1), km.group(2), toks, i, units, dest)
     _merge_compound_durations(toks, out, units)
     if "weekday" in out and len(out["weekday"]) == 2:  # noqa: PLR2004
         _weekday_range(toks, ko, out)
+    for side, found in bounds.items():
+        for kind, values in found.items():
+            out.setdefault(f"{side}:{kind}", set()).update(values)
     return out
+
+
+def _number_at(  # noqa: PLR0913 - the loop's state, passed down
+    toks: Sequence[Tok],
+    lows: Sequence[str],
+    i: int,
+    ko: bool,
+    months: dict[str, int],
+    out: dict[str, set[Any]],
+) -> bool:
+    """The typed values a number (or a number-like word) at ``i`` gives, added to ``out``;
+    False when it is read whole (a percentage, money, an age) and no more is to be read."""
+    d = _data()
+    units = d["duration_units"]
+    low = lows[i]
+    if low.endswith("%") or (low in _PERCENT_WORDS and i and _NUM.match(lows[i - 1])):
+        number = low[:-1] if low.endswith("%") else lows[i - 1]
+        out.setdefault("percent", set()).add(float(number))  # "99.9%", "3.8 percent"
+        return False
+    if low[:1] in _CURRENCY:  # "$373.52": an amount of money
+        out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
+        return False
+    age = _AGE_WORD.match(low)
+    if age:
+        out.setdefault("age", set()).add(float(age.group(1)))
+        return False
+    if i == len(toks) - 1 and i > 0 and toks[i - 1].low in AGE_VERBS:
+        num = _number(low)  # "Ben turned 36."
+        if num is not None and _age_number(num):
+            out.setdefault("age", set()).add(num)
+            return False
+    _number_and_unit(toks, i, ko, months, out)
+    grade = _school_grade(lows, i)
+    if grade is not None:
+        out.setdefault("grade", set()).add(grade)
+    if low in _TIMES:  # "twice a day": as "2 times a day"
+        out.setdefault("count:tim", set()).add(_TIMES[low])
+    if low in _EVERY and i + 1 < len(lows) and lows[i + 1] in _PERIODS:
+        out.setdefault("duration", set()).add(float(units[lows[i + 1]]))  # "every month"
+    if low in months:
+        _month_value(lows, i, months, out)
+    return True
+
+
+def _bound_side(toks: Sequence[Tok], i: int) -> str:
+    """ "min" or "max" when the token at ``i`` is a number under a bound ("at least twice",
+    "no more than 3", "3시간 이상"; :func:`auditor.detectors._contradiction_data.bound_side`),
+    else ""."""
+    low = toks[i].low
+    if _number(low) is None and low not in _TIMES and not _KO_NUM_UNIT.match(low):
+        return ""
+    before = tuple(t.low for t in toks[max(0, i - 3) : i])
+    after = tuple(t.key if _is_hangul(t.low) else t.low for t in toks[i + 1 : i + 4])
+    return bound_side(before, after)
 
 
 def _day_words(t: Tok, lows: Sequence[str], i: int, ko: bool, out: dict[str, set[Any]]) -> None:

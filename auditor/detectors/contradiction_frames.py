@@ -241,7 +241,12 @@ def _en_relation(lows: Sequence[str], boundary: int) -> tuple[list[str], int, bo
     ):
         only_in_rel = only_in_rel or lows[j] in _WHOLLY  # "written entirely in Rust"
         j += 1  # an adverb inside the relation ("hosted mostly on", "written entirely in")
-    while j < n and lows[j] in d["prepositions_set"] and lows[j] not in ("every", "each"):
+    while (
+        j < n
+        and lows[j] in d["prepositions_set"]
+        and lows[j] not in ("every", "each")
+        and not (lows[j] == "at" and j + 1 < n and lows[j + 1] in ("least", "most"))
+    ):  # "runs at least 20 km": "at least" is the value's bound, not the relation's
         rel_parts.append(lows[j])
         j += 1
     return rel_parts, j, only_in_rel
@@ -636,6 +641,8 @@ def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
     if other_period(ta, tb):
         return None  # "$40 a month" / "$400 a year": two prices
     for kind in sorted(set(ta) & set(tb)):
+        if kind.startswith(_BOUND_KINDS):
+            continue  # "at least 2" / "at least 3": both may hold
         va, vb = ta[kind], tb[kind]
         if not (va & vb):
             if (a.approx or b.approx) and near_values(va, vb):
@@ -647,6 +654,28 @@ def _typed_verdict(a: Frame, b: Frame) -> tuple[str, str] | None:
             return "only", kind.split(":")[0]
         if b.only and va > vb and a.conj:
             return "only", kind.split(":")[0]
+    excluded = _bound_excludes(ta, tb) or _bound_excludes(tb, ta)
+    return ("typed", excluded.split(":")[0]) if excluded else None
+
+
+#: typed-value kinds of numbers under a bound (see :func:`auditor.detectors._frame_words._typed`)
+_BOUND_KINDS = ("min:", "max:")
+
+
+def _bound_excludes(ta: Mapping[str, Any], tb: Mapping[str, Any]) -> str | None:
+    """The kind whose plain values in ``tb`` all fall outside a bound of ``ta`` ("at least
+    20 km" / "10 km"), or None."""
+    for kind, bounds in ta.items():
+        if not kind.startswith(_BOUND_KINDS):
+            continue
+        side, plain = kind.split(":", 1)
+        values = tb.get(plain)
+        if not values or not all(isinstance(v, (int, float)) for v in (*bounds, *values)):
+            continue
+        if side == "min" and max(values) < min(bounds):
+            return plain
+        if side == "max" and min(values) > max(bounds):
+            return plain
     return None
 
 
