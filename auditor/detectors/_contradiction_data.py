@@ -45,6 +45,8 @@ __all__ = [
     "LIGHT_VERBS",
     "MONTHS",
     "NEGATION_WORDS",
+    "PAST_STATE_BEFORE",
+    "PAST_STATE_KO",
     "NEGATION_PHRASES",
     "NUMBER_WORDS",
     "ONCE_DATE_KEYS",
@@ -257,6 +259,13 @@ KO_PARTICLES: Final[tuple[str, ...]] = tuple(
 NEGATION_WORDS: Final[frozenset[str]] = frozenset(_FILE.word_list("negation_words"))
 #: Multi-word negations (matched before single words).
 NEGATION_PHRASES: Final[tuple[str, ...]] = tuple(_FILE.word_list("negation_phrases"))
+#: Words before a value that state it as a past state ("lived in", "used to"), as word
+#: tuples, longest first.
+PAST_STATE_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
+    sorted((tuple(w.split()) for w in _FILE.word_list("past_state_before")), key=len, reverse=True)
+)
+#: Starts of Korean words after a value that state it as a past state ("살았다", "다녔었다").
+PAST_STATE_KO: Final[tuple[str, ...]] = tuple(_FILE.word_list("past_state_ko"))
 #: Korean negation, as a regular expression over one token (see the data file).
 KO_NEGATION_PATTERN: Final[str] = _FILE.regex(
     _FILE.get("ko_negation_pattern"), "ko_negation_pattern"

@@ -37,6 +37,7 @@ from auditor.detectors._contradiction_text import (
     is_hangul,
     ko_root,
     negated_at,
+    past_state_at,
     stem,
     token_at,
 )
@@ -532,6 +533,8 @@ def _values(
         polarity: Polarity = "pos"
         if any(a <= start < b for a, b in past) and not any(a <= start < b for a, b in current):
             polarity = "past"
+        elif past_state_at(tokens, first, last, hangul):
+            polarity = "past"  # "lived in Chicago for ten years"
         elif negated_at(tokens, first, last, hangul):
             polarity = "neg"
         found.append(ValueMention(slot, value, start, end, polarity))
@@ -569,7 +572,11 @@ def _traits(
                         clause = tokens[first].clause
                         lo = token_at(tokens, max(0, m.start() - 60))
                         hi = token_at(tokens, m.start() + 60)
-                        near = [t for t in tokens[lo:hi] if t.clause == clause or hangul]
+                        near = [
+                            t
+                            for k, t in enumerate(tokens[lo:hi], start=lo)
+                            if (t.clause == clause or hangul) and not _conditional(tokens, k)
+                        ]
                         ko_cues = lex.trait_ko_cues[name]
                         if not any(
                             t.text in cues
@@ -580,6 +587,19 @@ def _traits(
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+def _conditional(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at ``k`` is said under a condition, not as a fact ("if he eats
+    shrimp", "새우를 먹으면"): a Korean verb in its conditional form, or "if" / "unless"
+    / "whenever" shortly before it in its clause."""
+    t = tokens[k]
+    if is_hangul(t.text):
+        return t.text.endswith("면") and not t.text.endswith("면서")
+    return any(
+        tokens[j].text in ("if", "unless", "whenever") and tokens[j].clause == t.clause
+        for j in range(max(0, k - 3), k)
+    )
 
 
 def _owned(tokens: Sequence[Token], first: int, cues: frozenset[str]) -> bool:
@@ -594,11 +614,18 @@ _SOMEONE_WINDOW = 6
 
 def _someone_else(tokens: Sequence[Token], first: int) -> bool:
     """Whether a relative is named in the same clause just before the token at ``first``
-    ("her husband loves shrimp", "남편은 새우를 좋아한다"): the mention is that person's."""
+    or opens that clause ("her husband loves shrimp", "남편은 새우를 좋아한다"): the
+    mention is that person's."""
     en, ko = relatives()
     clause = tokens[first].clause
-    lo = max(0, first - _SOMEONE_WINDOW)
-    for k in range(lo, first):
+    start = first
+    while start > 0 and tokens[start - 1].clause == clause:
+        start -= 1
+    # the words just before, and the clause's opening words, its subject ("Jiwoo's husband
+    # loves cheese and puts together a cheese board": both cheeses are his)
+    near = range(max(0, first - _SOMEONE_WINDOW), first)
+    opening = range(start, min(first, start + _SUBJECT_WORDS))
+    for k in sorted({*near, *opening}):
         t = tokens[k]
         if t.clause != clause:
             continue
@@ -610,6 +637,9 @@ def _someone_else(tokens: Sequence[Token], first: int) -> bool:
             return True
     return False
 
+
+#: How many words open a clause as its subject ("Jiwoo's husband", "her older son").
+_SUBJECT_WORDS = 3
 
 #: a person one does something with, not whose taste it is ("친구들과", "with her sister")
 _KO_WITH = ("과", "와", "랑", "하고")

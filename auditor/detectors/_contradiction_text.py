@@ -80,11 +80,23 @@ def stem(word: str) -> str:
     elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
     if len(w) > 5 and w.endswith("ing"):
-        w = w[:-3]
+        w = _undoubled(w[:-3])
     elif len(w) > 4 and w.endswith("ed"):
-        w = w[:-2]
+        w = _undoubled(w[:-2])
     if len(w) > 3 and w.endswith("e"):
         w = w[:-1]
+    return w
+
+
+#: consonants an English verb doubles before -ing / -ed ("running", "stopped", "planned")
+_DOUBLED = frozenset("bdgmnprt")
+
+
+def _undoubled(w: str) -> str:
+    """A verb's stem without the consonant doubled before -ing / -ed ("runn" -> "run"),
+    for stems of four letters or more ("add" of "added" stays)."""
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] in _DOUBLED:  # noqa: PLR2004
+        return w[:-1]
     return w
 
 
@@ -230,3 +242,32 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)
+
+
+#: How many words before a value are read for a past state ("lived in Chicago for").
+_PAST_WINDOW = 5
+
+
+def past_state_at(tokens: Sequence[Token], first: int, last: int, hangul: bool) -> bool:
+    """Whether the words ``tokens[first:last + 1]`` are stated as a past state in their
+    clause: after a past tense of a verb of state or a marker of the past ("lived in
+    Chicago", "used to work at Naver"), or, in Korean, before a past verb of state or a
+    past perfect ("서울에 살았었다"); see ``past_state_before`` in the data file."""
+    if first >= len(tokens):
+        return False
+    clause = tokens[first].clause
+    before = tuple(
+        t.text for t in tokens[max(0, first - _PAST_WINDOW) : first] if t.clause == clause
+    )
+    for phrase in data.PAST_STATE_BEFORE:
+        n = len(phrase)
+        if any(before[k : k + n] == phrase for k in range(len(before) - n + 1)):
+            return True
+    if not hangul:
+        return False
+    for t in tokens[last + 1 : last + 4]:
+        if t.clause != clause:
+            break
+        if is_hangul(t.text) and t.text.startswith(data.PAST_STATE_KO):
+            return True
+    return False

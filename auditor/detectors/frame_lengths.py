@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from auditor.detectors._frame_types import Frame
-from auditor.detectors._frame_words import Tok, _data, _number
+from auditor.detectors._frame_words import Tok, _data, _number, relatives
 
 __all__ = ["LENGTH_WORDS", "compound_lengths", "without_length_words"]
 
@@ -21,8 +21,8 @@ LENGTH_WORDS = frozenset({"length", "duration", "long"})
 
 
 def compound_lengths(toks: Sequence[Tok], base: Frame | None) -> list[Frame]:
-    """One frame per length compound before a noun: its head is the sentence's head (when
-    it has one) and the noun, its value the length."""
+    """One frame per length compound before a noun: its head is the noun with the owner
+    and the people of the sentence's head (when it has one), its value the length."""
     d = _data()
     units = d["duration_units"]
     skip = d["prepositions_set"] | d["determiners_set"] | d["conjunctions_set"]
@@ -35,7 +35,12 @@ def compound_lengths(toks: Sequence[Tok], base: Frame | None) -> list[Frame]:
         noun = toks[i + 1]
         if num is None or not noun.low.isalpha() or noun.low in skip:
             continue
-        head = (base.head if base is not None else frozenset()) | {noun.key}
+        # the noun, its owner and the people of the sentence's head ("Priya's team runs
+        # two-week sprints": Priya's sprints; "her son's 45-minute bus ride": the son's);
+        # the head's other words are where it is said, not what is measured
+        head = {noun.key}
+        if base is not None:
+            head |= base.owners | (base.head & relatives()[0])
         out.append(
             Frame(
                 lang="en",

@@ -70,7 +70,10 @@ def _schedule(text: str) -> _Schedule:
         recurring = every or any(w in text for w in ("매주", "마다"))
     else:
         closed = _CLOSED in lows  # "is closed on Wednesdays": never open on Wednesdays
-        neg = closed or any(w in d["never_words_set"] or w.endswith("n't") for w in lows)
+        neg = closed or any(
+            (w in d["never_words_set"] or w.endswith("n't")) and not _misses_none(lows, i)
+            for i, w in enumerate(lows)
+        )
         every = _has_phrase(lows, d["every_day_phrases"])
         # "every Saturday", "on Saturdays": a plural day name recurs
         recurring = every or "every" in lows or any(w.endswith("s") and w in _days() for w in lows)
@@ -87,6 +90,13 @@ def _schedule(text: str) -> _Schedule:
     if neg:
         return _Schedule(said - _ALL_DAYS if every else said, frozenset(), keys, first)
     return _Schedule(frozenset(), _ALL_DAYS if every else said, keys, first)
+
+
+def _misses_none(lows: Sequence[str], i: int) -> bool:
+    """Whether the negation at ``i`` denies missing or skipping ("hasn't skipped a day",
+    "never misses"): a habit affirmed, no day ruled out."""
+    miss = _data()["miss_words_set"]
+    return any(w in miss for w in lows[i + 1 : i + 3])
 
 
 @functools.cache
@@ -158,7 +168,9 @@ def never_every(a_text: str, b_text: str) -> bool:
         clash = no.rules_out & yes.recurs_on
         if not clash:
             continue
-        shared = no.keys & yes.keys
+        # the action in both, or the first word of one as the other's action ("never goes
+        # swimming on Mondays" / "swims every day")
+        shared = (no.keys & yes.keys) | (no.keys & {yes.first}) | ({no.first} & yes.keys)
         if yes.recurs_on != _ALL_DAYS:
             shared -= generic_verbs()
         if shared == {_OPEN} and no.first != yes.first:
