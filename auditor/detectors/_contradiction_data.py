@@ -49,6 +49,7 @@ __all__ = [
     "PAST_STATE_KO",
     "NEGATION_PHRASES",
     "NUMBER_WORDS",
+    "ONCE_DATE_EVENTS",
     "ONCE_DATE_KEYS",
     "QA_ANSWER_MARKERS",
     "QA_QUESTION_MARKERS",
@@ -322,7 +323,16 @@ KO_COUNTERS: Final[tuple[str, ...]] = tuple(_FILE.word_list("ko_counters"))
 #: English month names (and abbreviations) -> month number.
 MONTHS: Final[dict[str, int]] = _FILE.numbers("months")
 #: Date attributes that hold one value (two different dates for one of them conflict).
-ONCE_DATE_KEYS: Final[frozenset[str]] = frozenset(_FILE.word_list("once_date_keys"))
+#: Words of a one-time event -> the event ("married" / "wedding" -> "wedding"), see
+#: ``once_date_events`` in the data file; a date keyed by one also has "event:<name>".
+ONCE_DATE_EVENTS: Final[dict[str, str]] = {
+    word: name
+    for name, words in _FILE.mapping(_FILE.get("once_date_events"), "once_date_events").items()
+    for word in _FILE.words(words, f"once_date_events.{name}")
+}
+ONCE_DATE_KEYS: Final[frozenset[str]] = frozenset(_FILE.word_list("once_date_keys")) | {
+    "event:" + name for name in ONCE_DATE_EVENTS.values()
+}
 #: Comparative words -> direction (+1 "more / later / higher", -1 "less / earlier / lower").
 COMPARATIVES: Final[dict[str, int]] = _FILE.numbers("comparatives")
 #: Words that make a clock time a preference boundary: word -> relation (after / before).

@@ -312,6 +312,10 @@ def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
 
 
 def _date_keys_match(da: DateMention, db: DateMention, sim: float) -> bool:
+    if da.other != db.other:
+        return False  # "her wedding" / "her sister's wedding": two people's events
+    if da.names and db.names and da.names.isdisjoint(db.names):
+        return False  # "Kelly Slater, born ..." / "Paul Hogan, born ...": two people
     shared = da.keys & db.keys
     if shared & data.ONCE_DATE_KEYS:
         return True

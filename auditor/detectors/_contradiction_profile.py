@@ -14,6 +14,7 @@ The lexicon (value sets, cue words, number words) comes from
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -155,8 +156,14 @@ class Profile:
 
     @functools.cached_property
     def dates(self) -> tuple[DateMention, ...]:
-        """Dates and periods named in the fact."""
-        return _dates(self.text, self.tokens)
+        """Dates and periods named in the fact (another person's marked ``other``)."""
+        tokens = self.tokens
+        return tuple(
+            dataclasses.replace(d, other=True)
+            if (k := token_at(tokens, d.start)) < len(tokens) and _someone_else(tokens, k)
+            else d
+            for d in _dates(self.text, tokens)
+        )
 
     @functools.cached_property
     def numbers(self) -> tuple[NumberMention, ...]:
@@ -633,10 +640,15 @@ def _someone_else(tokens: Sequence[Token], first: int) -> bool:
             continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
         if k + 1 < first and tokens[k + 1].text in ("and", "&"):
             continue  # "my husband and I live in Busan": the subject too
+        if k > 1 and tokens[k - 2].text in ("and", "&") and tokens[k - 1].text in _POSSESSIVES:
+            continue  # "Marcus and his wife had their wedding": the subject with them
         if t.stem in en or t.text.startswith(ko):
             return True
     return False
 
+
+#: possessive words before a relative ("and his wife")
+_POSSESSIVES = frozenset({"my", "his", "her", "their", "our"})
 
 #: How many words open a clause as its subject ("Jiwoo's husband", "her older son").
 _SUBJECT_WORDS = 3

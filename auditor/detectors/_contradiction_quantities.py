@@ -94,6 +94,10 @@ class DateMention:
     start: int
     end: int
     keys: frozenset[str]
+    #: the date is another person's ("her sister's wedding is on June 8"), set by the profile
+    other: bool = False
+    #: capitalised words just before the date ("Paul Hogan, born ..."): whose date it is
+    names: frozenset[str] = frozenset()
 
     def differs(self, other: DateMention) -> bool:
         """Whether the two dates disagree on a field both specify."""
@@ -364,6 +368,7 @@ def _dates(text: str, tokens: Sequence[Token]) -> tuple[DateMention, ...]:
             taken.append(m.span())
             first = token_at(tokens, m.start())
             keys: set[str] = set()
+            names: set[str] = set()
             clause = tokens[first].clause if first < len(tokens) else -1
             for j in range(first - 1, max(-1, first - 6), -1):
                 t = tokens[j]
@@ -372,10 +377,20 @@ def _dates(text: str, tokens: Sequence[Token]) -> tuple[DateMention, ...]:
                 if t.content:
                     keys.add(t.stem)
                     keys.add(t.text)
+                    word = text[t.start : t.end]
+                    if len(word) > 1 and word.isascii() and word[0].isupper():
+                        names.add(t.stem)
             last = token_at(tokens, m.end() - 1)
             for j in range(last + 1, min(len(tokens), last + 3)):
                 t = tokens[j]
                 if t.content:
                     keys.add(t.stem)
-            out.append(DateMention(year, month, day, m.start(), m.end(), frozenset(keys)))
+            keys |= {
+                "event:" + data.ONCE_DATE_EVENTS[k] for k in keys if k in data.ONCE_DATE_EVENTS
+            }
+            out.append(
+                DateMention(
+                    year, month, day, m.start(), m.end(), frozenset(keys), names=frozenset(names)
+                )
+            )
     return tuple(out)

@@ -74,8 +74,10 @@ import structlog
 from auditor.config import tier_rank
 from auditor.detectors._contradiction_candidates import Keys, keys_of
 from auditor.detectors._contradiction_candidates import candidate_pairs as _index_candidates
+from auditor.detectors._contradiction_data import ONCE_DATE_EVENTS
 from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarity
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
+from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of
 from auditor.detectors.frame_denials import denied_index_keys
@@ -84,6 +86,7 @@ from auditor.detectors.frame_pairs import different_things
 from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_reading import read_pair
 from auditor.detectors.frame_stance import stance_keys
+from auditor.detectors.prefilter import fold
 from auditor.errors import ConfigError
 from auditor.vocab import SOURCE_TYPES
 
@@ -263,7 +266,14 @@ class ContradictionDetector(Detector):
             frames.extend(stance_keys(m.fact))
             frames.extend(preference_keys(m.fact))
             denied = denied_index_keys(m.fact)
-        found = keys_of(self.profile(m.fact, m.content_hash), frames, denied=denied)
+        prof = self.profile(m.fact, m.content_hash)
+        if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)
+            # a one-time event's date, in either language ("생일은 5월 2일" / "born on"),
+            # meets the subject's other dates of that event
+            frames.extend(
+                k for d in prof.dates if not d.other for k in d.keys if k.startswith("event:")
+            )
+        found = keys_of(prof, frames, denied=denied)
         if m.content_hash:
             self._keys[m.content_hash] = found
             if len(self._keys) > _KEYS_CACHE_SIZE:
@@ -439,7 +449,10 @@ class ContradictionDetector(Detector):
             details: dict[str, Any] = {"signals": ["judged_contradiction"], "slot": None}
         else:
             best, signals = heuristic
-            entity, score, reason = best.entity, best.score, best.reason
+            # the first reading names the conflict; another that reads it more surely
+            # (the frames past a scope the older check saw) sets how sure
+            entity, reason = best.entity, best.reason
+            score = max(sig.score for sig in signals)
             spans = tuple(
                 [Span(s, e, label, older.memory_id) for s, e, label in best.spans.older]
                 + [Span(s, e, label, newer.memory_id) for s, e, label in best.spans.newer]
@@ -485,6 +498,12 @@ def offline_signals(older: str, newer: str) -> list[Signal]:
     lex = _default_lexicon()[0]
     signals = judge_pair(_default_profile(older), _default_profile(newer), older, newer, lex)
     return _with_frames(signals, older, newer, weak=False, any_relation=lex.any_relation_slots)
+
+
+@functools.cache
+def _event_words() -> LiteralSet:
+    """The words of one-time events (``once_date_events`` of the data file), folded."""
+    return LiteralSet(fold(w) for w in ONCE_DATE_EVENTS)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -35,10 +35,14 @@ def compound_lengths(toks: Sequence[Tok], base: Frame | None) -> list[Frame]:
         noun = toks[i + 1]
         if num is None or not noun.low.isalpha() or noun.low in skip:
             continue
+        nouns = {noun.key}
+        after = toks[i + 2] if i + 2 < len(toks) else None
+        if after is not None and after.low.isalpha() and after.low not in skip:
+            nouns.add(after.key)  # "a 90-minute pottery class": the class, of pottery
         # the noun, its owner and the people of the sentence's head ("Priya's team runs
         # two-week sprints": Priya's sprints; "her son's 45-minute bus ride": the son's);
         # the head's other words are where it is said, not what is measured
-        head = {noun.key}
+        head = set(nouns)
         if base is not None:
             head |= base.owners | (base.head & relatives()[0])
         out.append(
@@ -67,8 +71,13 @@ def compound_lengths(toks: Sequence[Tok], base: Frame | None) -> list[Frame]:
 
 def without_length_words(f: Frame) -> Frame:
     """A frame whose value is a length, without the head words that only name a length
-    ("Priya's sprint length is two weeks" -> Priya's sprint)."""
+    ("Priya's sprint length is two weeks" -> Priya's sprint). A value that says "long"
+    states a length whatever verb the parse found first: "The class Marcus attends is one
+    hour long" is the class's length (the relation is the copula's)."""
     if f.lang != "en" or "duration" not in {k for k, _v in f.typed}:
         return f
     head = f.head - LENGTH_WORDS
-    return dataclasses.replace(f, head=head) if head and head != f.head else f
+    rel = "=" if "long" in f.values else f.rel
+    if (not head or head == f.head) and rel == f.rel:
+        return f
+    return dataclasses.replace(f, head=head or f.head, rel=rel)
