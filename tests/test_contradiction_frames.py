@@ -437,10 +437,15 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     # calls" read as stating phone calls, was fixed; third session: heldout-4 16 (an
     # acronym), heldout-9 6 and heldout-10 12 (a project's name in Hangul and in Latin, a
     # wife against 미혼), heldout-14 6, heldout-15 7 of 20, whose false alarm, a date of birth
-    # told with 생 read against a blood type, was fixed)
-    halves = (("heldout-4", 16), ("heldout-7", 13), ("heldout-8", 11), ("heldout-9", 6))
+    # told with 생 read against a blood type, was fixed; fourth session: heldout 14,
+    # heldout-2 8, heldout-4 17 and heldout-15 9 (licences and databases whatever the verb,
+    # a thing in one head and as the other's object, driving, one-time events), heldout-16
+    # 14 of 22, whose false alarms, a past state read as current and an allergy told with a
+    # condition, were fixed)
+    halves = (("heldout", 14), ("heldout-2", 8), ("heldout-4", 17), ("heldout-7", 13))
+    halves = (*halves, ("heldout-8", 11), ("heldout-9", 6))
     later = (("heldout-10", 12), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
-    later = (*later, ("heldout-14", 6), ("heldout-15", 7))
+    later = (*later, ("heldout-14", 6), ("heldout-15", 9), ("heldout-16", 14))
     for half, found in (*halves, *later):
         report = evaluate_corpus(STORE / half, engine, load_settings(), split="all")
         pairs = next(s for s in report.scores if s.label == "contradiction_pairs")

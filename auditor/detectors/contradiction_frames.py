@@ -77,7 +77,7 @@ from auditor.detectors.frame_people import (
     relative_names,
 )
 from auditor.detectors.frame_relations import ko_relation_groups, relation_group
-from auditor.detectors.frame_roles import owner_apart, role_aligned
+from auditor.detectors.frame_roles import object_aligned, owner_apart, role_aligned
 from auditor.detectors.frame_schedule import generic_verbs
 from auditor.detectors.frame_verbs import en_boundary, named_entity
 from auditor.detectors.frame_versions import meets_minimum
@@ -685,7 +685,7 @@ def compare_frames(a: Frame, b: Frame) -> FrameVerdict | None:
     Returns:
         A verdict when the heads match (None otherwise): see :class:`FrameVerdict`.
     """
-    aligned = role_aligned(a, b)
+    aligned = role_aligned(a, b) or object_aligned(a, b)
     if aligned is not None:
         a, b = aligned  # "Lumen's license is MIT" / "released under the GPL license"
     spelled = acronym_aligned(a, b)

@@ -103,6 +103,7 @@ from auditor.detectors.frame_pairs import (
     typed_apart,
     typed_restatement,
 )
+from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.errors import ConfigError
 
 __all__ = [
@@ -298,6 +299,8 @@ def _conflict(a: MemoryView, b: MemoryView, min_score: float = 0.0) -> bool:
         return True
     if relation_swapped(older.fact, newer.fact):
         return True
+    if about_a_relative_apart(older.fact, newer.fact):
+        return True  # "Marcus got married on ..." / "Marcus's sister is getting married on ..."
     return different_things(a.fact, b.fact)
 
 

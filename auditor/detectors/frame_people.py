@@ -9,9 +9,23 @@ from collections.abc import Sequence
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
-from auditor.detectors._frame_words import Tok, _data, _month_names, modality_of, relatives
+from auditor.detectors._frame_words import (
+    Tok,
+    _data,
+    _is_hangul,
+    _month_names,
+    _tokens,
+    modality_of,
+    relatives,
+)
 
-__all__ = ["another_person", "ko_named_relative_view", "named_relative_view", "relative_names"]
+__all__ = [
+    "about_a_relative_apart",
+    "another_person",
+    "ko_named_relative_view",
+    "named_relative_view",
+    "relative_names",
+]
 
 
 def another_person(a: Frame, b: Frame) -> bool:
@@ -108,3 +122,42 @@ def ko_named_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
     if not toks[2].low.endswith(("은", "는", "이", "가")) or len(toks[2].low) < 2:  # noqa: PLR2004
         return None
     return toks[2:]
+
+
+#: How many words may open a fact before the relative it is about ("Marcus's younger
+#: sister", "지우의 남편은").
+_OPENING = 4
+
+
+def opening_relative(text: str) -> str:
+    """The relative a fact opens with, as its subject ("Marcus's younger sister is getting
+    married ...", "Her son starts school ...", "지우의 남편은 ..."), or ""."""
+    en, ko = relatives()
+    for t in _tokens(text)[:_OPENING]:
+        if t.low in (",", ":", "(", ")"):
+            break
+        if _is_hangul(t.low):
+            found = next((w for w in ko if t.low.startswith(w)), None)
+            if found:
+                return found
+        elif stem(t.low) in en:
+            return stem(t.low)
+    return ""
+
+
+def about_a_relative_apart(a_text: str, b_text: str) -> bool:
+    """Whether one fact is about a relative (it opens with one: "Marcus's sister is getting
+    married on June 8") that the other never names ("Marcus got married on June 8"): two
+    people's facts, however many words they share."""
+    for x, y in ((a_text, b_text), (b_text, a_text)):
+        relative = opening_relative(x)
+        if relative and not _names_relative(y, relative):
+            return True
+    return False
+
+
+def _names_relative(text: str, relative: str) -> bool:
+    return any(
+        t.low.startswith(relative) if _is_hangul(relative) else stem(t.low) == relative
+        for t in _tokens(text)
+    )

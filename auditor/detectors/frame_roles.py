@@ -13,7 +13,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import _data, bigrams
 
-__all__ = ["owner_apart", "role_aligned"]
+__all__ = ["object_aligned", "owner_apart", "role_aligned"]
 
 
 #: head words that rank an attribute without naming another ("main language")
@@ -41,6 +41,35 @@ def _role_keys(f: Frame) -> frozenset[str]:
     if f.lang == "ko":
         return frozenset(k for r in f.roles for k in bigrams(r))
     return f.roles
+
+
+#: typed values that say when: a day of the month or week, a date, a month, a clock time
+_WHEN_KINDS = frozenset({"dom", "weekday", "date", "month", "clock"})
+
+
+def object_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
+    """The two frames read as one attribute when one names a thing in its head with a
+    typed value ("현우의 월세는 매달 25일에 빠져나간다", "Omar's rent is due on the 25th")
+    and the other has that thing as its object with a typed value of the same kind ("현우는
+    매달 5일에 월세를 송금한다", "Omar pays his rent on the 5th"): the second is given the
+    first's head and relation, when both say when it happens (a day, a date, a time).
+    None otherwise."""
+    if a.lang != b.lang:
+        return None
+    for x, y, swap in ((a, b, False), (b, a, True)):
+        if not y.head or not y.head < x.head:
+            continue
+        if not (x.typed_map().keys() & y.typed_map().keys() & _WHEN_KINDS):
+            continue  # a day or a date says when the thing happens (a rate or a count may
+            # belong to another thing of the sentence: "bills clients 45 euros an hour")
+        objects = y.values - {y.rel}
+        keys = frozenset(k for v in objects for k in bigrams(v)) if x.lang == "ko" else objects
+        extra = x.head - y.head - keys
+        if not (x.head - y.head) & keys or len(extra) > (1 if x.lang == "ko" else 0):
+            continue
+        moved = dataclasses.replace(y, head=x.head, rel=x.rel, values=objects - keys)
+        return (moved, x) if swap else (x, moved)
+    return None
 
 
 def role_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
