@@ -39,7 +39,14 @@ from auditor.detectors._contradiction_profile import (
     find_values,
 )
 from auditor.detectors._contradiction_quantities import DateMention, NumberMention
-from auditor.detectors._contradiction_text import jaccard, ko_root, negated_at, stem, token_at
+from auditor.detectors._contradiction_text import (
+    is_hangul,
+    jaccard,
+    ko_root,
+    negated_at,
+    stem,
+    token_at,
+)
 
 __all__ = ["PairSignal", "Signal", "judge_pair", "similarity"]
 
@@ -276,9 +283,13 @@ def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
         if not na.unit:
             continue
         for nb in b.numbers:
-            if nb.unit != na.unit:
-                continue
-            if not (na.prev and na.prev == nb.prev) and sim < 0.3:
+            if not na.counts_as(nb) or na.other != nb.other:
+                continue  # another thing counted, or another person's count
+            # a Korean count names what it counts ("고양이 두 마리" / "고양이는 한 마리뿐")
+            counted = all(
+                is_hangul(n.unit) and n.unit not in data.KO_COUNTERS for n in (na, nb)
+            )  # (a counter's own unit, "1년" / "20년", says nothing of what it counts)
+            if not (na.prev and na.prev == nb.prev) and not counted and sim < 0.3:
                 continue
             approx = na.approx or nb.approx
             if na.bound or nb.bound:

@@ -159,9 +159,7 @@ class Profile:
         """Dates and periods named in the fact (another person's marked ``other``)."""
         tokens = self.tokens
         return tuple(
-            dataclasses.replace(d, other=True)
-            if (k := token_at(tokens, d.start)) < len(tokens) and _someone_else(tokens, k)
-            else d
+            dataclasses.replace(d, other=True) if self._someone_elses(d.start) else d
             for d in _dates(self.text, tokens)
         )
 
@@ -170,7 +168,15 @@ class Profile:
         """Numbers outside the dates (with their units), then clock-time bounds."""
         spans = [(d.start, d.end) for d in self.dates]
         found = _numbers(self.text, self.tokens, spans, self.hangul)
-        return found + tuple(_times(self.text, self.tokens))
+        return tuple(
+            dataclasses.replace(n, other=True) if self._someone_elses(n.start) else n
+            for n in (*found, *_times(self.text, self.tokens))
+        )
+
+    def _someone_elses(self, start: int) -> bool:
+        """Whether the value at character ``start`` is said of a relative, not the subject."""
+        k = token_at(self.tokens, start)
+        return k < len(self.tokens) and _someone_else(self.tokens, k)
 
     @functools.cached_property
     def negations(self) -> tuple[tuple[int, int], ...]:

@@ -82,6 +82,21 @@ class NumberMention:
     approx: bool
     #: "min" / "max" when the number is a bound ("at least 25 times", "3시간 이상"), else ""
     bound: str = ""
+    #: a Korean count's word before its noun, which may be the counted noun when the
+    #: noun is a name ("고양이 보리 한 마리": 고양이), else ""
+    alt: str = ""
+    #: the number is another person's ("her sister has three cats"), set by the profile
+    other: bool = False
+
+    def counts_as(self, other: NumberMention) -> bool:
+        """Whether two numbers count one thing: one unit, or one Korean noun whose
+        particle was read differently ("고양이" / "고양" of "고양이 두 마리"), also through
+        the word before a named noun."""
+        if self.unit == other.unit:
+            return True
+        mine = {u for u in (self.unit, self.alt) if u}
+        theirs = {u for u in (other.unit, other.alt) if u}
+        return any(_same_ko_noun(x, y) for x in mine for y in theirs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,14 +182,38 @@ def _times(text: str, tokens: Sequence[Token]) -> list[NumberMention]:
     return out
 
 
+#: particles that end a Korean topic, subject, object or place ("민수는", "집에"): such a
+#: word is no noun in apposition to the counted one (이 is left out: "고양이")
+_KO_CASE_ENDINGS = ("은", "는", "을", "를", "가", "에", "의", "도", "서")
+
+
+def _same_ko_noun(x: str, y: str) -> bool:
+    """Two keys of one Korean noun: equal, or one the other with a final 이 read as a
+    particle ("고양" / "고양이"), of at least two syllables."""
+    if x == y:
+        return True
+    if not (is_hangul(x) and is_hangul(y)):
+        return False
+    short, long_ = sorted((x, y), key=len)
+    return len(short) >= 2 and long_ == short + "이"  # noqa: PLR2004
+
+
 def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
     """A Korean count: "두 명", "세 개" (determiner + counter) or "아이가 둘", "셋이라"."""
     t = tokens[i]
     prev = tokens[i - 1].stem
     if t.text in _KO_DETERMINERS:
         if i + 1 < len(tokens) and any(tokens[i + 1].text.startswith(c) for c in data.KO_COUNTERS):
+            before = tokens[i - 2] if i > 1 else None
+            alt = (  # a bare noun before a name ("고양이 보리 한 마리"), not a topic ("민수는")
+                before.stem
+                if before is not None
+                and is_hangul(before.text)
+                and not before.text.endswith(_KO_CASE_ENDINGS)
+                else ""
+            )
             return NumberMention(
-                float(data.KO_NUMBER_WORDS[t.text]), t.start, t.end, prev, prev, False
+                float(data.KO_NUMBER_WORDS[t.text]), t.start, t.end, prev, prev, False, alt=alt
             )
         return None
     for word in _KO_COUNT_WORDS:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from auditor.detectors._contradiction_data import EN_STOPWORDS, bound_side
+from auditor.detectors._contradiction_data import EN_STOPWORDS, KO_QUANTITY_ADVERBS, bound_side
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Modality
 
@@ -251,6 +251,9 @@ def _ko_number(
     elif not unit.startswith("일"):
         out.setdefault("count:" + (_ko_counter(unit) or unit[:1]), set()).add(float(num_s))
 
+
+#: the Korean quantity adverbs, which stand before a count without being counted
+_KO_QUANTITY_ADVERBS = KO_QUANTITY_ADVERBS
 
 #: Korean counters of people and things: in the genitive ("4개의 항목", "3명의 직원") the
 #: noun after them is what they count.
@@ -538,7 +541,16 @@ def _number_and_unit(
         num += _ko_half(toks, i + 2) if ko else 0.0  # "한 시간 반": an hour and a half
         out.setdefault("duration", set()).add(round(num * float(units[nxt]), 2))
     elif ko and _is_hangul(nxt) and _ko_counter(nxt):  # "한 번", "두 잔씩"
-        out.setdefault("count:" + str(_ko_counter(nxt)), set()).add(num)
+        noun = toks[i - 1] if i > 0 else None
+        if (
+            nxt.startswith(tuple(_COUNTED))
+            and noun is not None
+            and _is_hangul(noun.low)
+            and noun.key not in _KO_QUANTITY_ADVERBS
+        ):  # "고양이 두 마리", "강아지 한 마리": cats and dogs, two counts
+            out.setdefault("count:" + noun.key, set()).add(num)
+        else:
+            out.setdefault("count:" + str(_ko_counter(nxt)), set()).add(num)
     elif (low not in ("a", "an", "one") or nxt in units) and _counts(nxt, d):
         out.setdefault("count:" + nxt_key, set()).add(num)
 
