@@ -30,6 +30,7 @@ from auditor import safe_yaml
 
 __all__ = [
     "APPROX_WORDS",
+    "AVOID_BEFORE",
     "BOUND_WORDS",
     "bound_side",
     "CLAUSE_BREAK_WORDS",
@@ -264,6 +265,11 @@ NEGATION_PHRASES: Final[tuple[str, ...]] = tuple(_FILE.word_list("negation_phras
 #: tuples, longest first.
 PAST_STATE_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
     sorted((tuple(w.split()) for w in _FILE.word_list("past_state_before")), key=len, reverse=True)
+)
+#: Words before a trait's food or habit that keep it away ("avoids", "checks labels for"),
+#: as word tuples, longest first.
+AVOID_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
+    sorted((tuple(w.split()) for w in _FILE.word_list("avoid_before")), key=len, reverse=True)
 )
 #: Starts of Korean words after a value that state it as a past state ("살았다", "다녔었다").
 PAST_STATE_KO: Final[tuple[str, ...]] = tuple(_FILE.word_list("past_state_ko"))

@@ -577,7 +577,7 @@ def _traits(
                     if _someone_else(tokens, first):
                         continue  # "her son Tobi is allergic to cats": the son's trait
                 else:
-                    if negated_at(tokens, first, last, hangul):
+                    if negated_at(tokens, first, last, hangul) or _avoided(tokens, first):
                         continue
                     if _someone_else(tokens, first):
                         continue  # "her husband loves shrimp": not the subject's own taste
@@ -600,6 +600,26 @@ def _traits(
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+def _avoided(tokens: Sequence[Token], first: int) -> bool:
+    """Whether a trait's food or habit at ``first`` is kept away in its clause ("checks
+    labels for milk, eggs and honey", "avoids shrimp"; ``avoid_before`` of the data
+    file)."""
+    clause = tokens[first].clause
+    before = tuple(
+        t.text for t in tokens[max(0, first - _AVOID_WINDOW) : first] if t.clause == clause
+    )
+    return any(
+        before[k : k + len(p)] == p
+        for p in data.AVOID_BEFORE
+        for k in range(len(before) - len(p) + 1)
+    )
+
+
+#: How many words before a trait's mention are read for "avoids" ("checks labels for
+#: milk, eggs and honey": six words back from "honey")
+_AVOID_WINDOW = 7
 
 
 def _conditional(tokens: Sequence[Token], k: int) -> bool:

@@ -202,6 +202,8 @@ def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
     """A Korean count: "두 명", "세 개" (determiner + counter) or "아이가 둘", "셋이라"."""
     t = tokens[i]
     prev = tokens[i - 1].stem
+    if prev in data.KO_QUANTITY_ADVERBS and i > 1:
+        prev = tokens[i - 2].stem  # "손주가 모두 다섯 명": grandchildren, all of them
     if t.text in _KO_DETERMINERS:
         if i + 1 < len(tokens) and any(tokens[i + 1].text.startswith(c) for c in data.KO_COUNTERS):
             before = tokens[i - 2] if i > 1 else None

@@ -530,6 +530,10 @@ def _number_and_unit(
     if _age(toks, i, num):
         out.setdefault("age", set()).add(num)
         return
+    if nxt in ("am", "pm") and num.is_integer() and 1 <= num <= 12:  # noqa: PLR2004
+        # "at 2 pm": a clock time, not two of "pm"
+        out.setdefault("clock", set()).add((int(num) % 12 + (12 if nxt == "pm" else 0), 0))
+        return
     if nxt in CURRENCY_WORDS:  # "50,000 won", "40 dollars": an amount of money
         out.setdefault("money:" + CURRENCY_WORDS[nxt], set()).add(num)
         return

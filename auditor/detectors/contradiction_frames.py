@@ -753,8 +753,13 @@ def _never_at_all(neg: Frame, pos: Frame) -> bool:
         return False
     if neg.typed or not neg.values.isdisjoint(scope_words()):
         return False  # "저녁에는 커피를 전혀 안 마신다": never in the evening only
-    objects = neg.values - _AT_ALL - {neg.rel} - _NEGATION_VALUES
+    objects = neg.values - _AT_ALL - {neg.rel} - _NEGATION_VALUES - _AUXILIARIES
     return bool(objects & (pos.values - {pos.rel}))
+
+
+#: auxiliaries a frame may keep among its values: no object ("has never been outside the
+#: UK" / "has been vegan for two years" share "been", not a thing)
+_AUXILIARIES = frozenset({"been", "be", "being", "had", "got", "gotten", "done"})
 
 
 #: negation words a frame may keep among its values

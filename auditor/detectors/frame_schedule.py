@@ -51,7 +51,9 @@ _ALL_DAYS = frozenset(range(1, 8))
 #: "closed" as a state rules out its opposite's days ("closed on Wednesdays" / "opens every
 #: day"), keyed as "open" is
 _CLOSED = "closed"
-_CLOSED_KEY, _OPEN = stem(_CLOSED), stem("open")
+#: words that say a place does not open ("is closed on Wednesdays", "stays shut on Sundays")
+_CLOSED_WORDS = frozenset({_CLOSED, "shut"})
+_CLOSED_KEYS, _OPEN = frozenset(stem(w) for w in _CLOSED_WORDS), stem("open")
 
 
 _NOTHING = _Schedule(frozenset(), frozenset(), frozenset())
@@ -69,7 +71,7 @@ def _schedule(text: str) -> _Schedule:
         every = any(w in text for w in d["every_day_ko"])
         recurring = every or any(w in text for w in ("매주", "마다"))
     else:
-        closed = _CLOSED in lows  # "is closed on Wednesdays": never open on Wednesdays
+        closed = not _CLOSED_WORDS.isdisjoint(lows)  # "is closed on Wednesdays": never open
         neg = closed or any(
             (w in d["never_words_set"] or w.endswith("n't")) and not _misses_none(lows, i)
             for i, w in enumerate(lows)
@@ -83,8 +85,8 @@ def _schedule(text: str) -> _Schedule:
     if not (said or every):
         return _NOTHING
     ordered = _ko_keys(toks) if ko else _en_keys(toks)
-    if not ko and _CLOSED in lows:
-        ordered = [_OPEN if k == _CLOSED_KEY else k for k in ordered]
+    if not ko and not _CLOSED_WORDS.isdisjoint(lows):
+        ordered = [_OPEN if k in _CLOSED_KEYS else k for k in ordered]
     first = ordered[0] if ordered else ""
     keys = frozenset(ordered[1:]) - {first}
     if neg:
