@@ -1,0 +1,96 @@
+"""Whose a fact's mention is: the subject's own, or a relative's ("her husband loves
+shrimp"), said as a fact or under a condition ("if he eats shrimp"), had or kept away
+("avoids cheese"). Read by :mod:`auditor.detectors._contradiction_profile` for the
+values, traits, numbers and dates of a fact."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from auditor.detectors import _contradiction_data as data
+from auditor.detectors._contradiction_text import Token, is_hangul
+from auditor.detectors._frame_words import relatives
+
+__all__ = ["avoided", "conditional", "owned", "someone_else"]
+
+
+def avoided(tokens: Sequence[Token], first: int) -> bool:
+    """Whether a trait's food or habit at ``first`` is kept away in its clause ("checks
+    labels for milk, eggs and honey", "avoids shrimp"; ``avoid_before`` of the data
+    file)."""
+    clause = tokens[first].clause
+    before = tuple(
+        t.text for t in tokens[max(0, first - _AVOID_WINDOW) : first] if t.clause == clause
+    )
+    return any(
+        before[k : k + len(p)] == p
+        for p in data.AVOID_BEFORE
+        for k in range(len(before) - len(p) + 1)
+    )
+
+
+#: How many words before a trait's mention are read for "avoids" ("checks labels for
+#: milk, eggs and honey": six words back from "honey")
+_AVOID_WINDOW = 7
+
+
+def conditional(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at ``k`` is said under a condition, not as a fact ("if he eats
+    shrimp", "새우를 먹으면"): a Korean verb in its conditional form, or "if" / "unless"
+    / "whenever" shortly before it in its clause."""
+    t = tokens[k]
+    if is_hangul(t.text):
+        return t.text.endswith("면") and not t.text.endswith("면서")
+    return any(
+        tokens[j].text in ("if", "unless", "whenever") and tokens[j].clause == t.clause
+        for j in range(max(0, k - 3), k)
+    )
+
+
+def owned(tokens: Sequence[Token], first: int, cues: frozenset[str]) -> bool:
+    """Whether a trait of having something is said by a possessive ("Marco's daughter
+    Giulia", "Ben's dog"): for traits whose cues say having ("has")."""
+    return "has" in cues and first > 0 and tokens[first - 1].text.endswith(("'s", "\u2019s"))
+
+
+#: How many words before a trait's mention are read for another person.
+_SOMEONE_WINDOW = 6
+
+
+def someone_else(tokens: Sequence[Token], first: int) -> bool:
+    """Whether a relative is named in the same clause just before the token at ``first``
+    or opens that clause ("her husband loves shrimp", "남편은 새우를 좋아한다"): the
+    mention is that person's."""
+    en, ko = relatives()
+    clause = tokens[first].clause
+    start = first
+    while start > 0 and tokens[start - 1].clause == clause:
+        start -= 1
+    # the words just before, and the clause's opening words, its subject ("Jiwoo's husband
+    # loves cheese and puts together a cheese board": both cheeses are his)
+    near = range(max(0, first - _SOMEONE_WINDOW), first)
+    opening = range(start, min(first, start + _SUBJECT_WORDS))
+    for k in sorted({*near, *opening}):
+        t = tokens[k]
+        if t.clause != clause:
+            continue
+        if t.text.endswith(_KO_WITH) or (k > 0 and tokens[k - 1].text in _EN_WITH):
+            continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
+        if k + 1 < first and tokens[k + 1].text in ("and", "&"):
+            continue  # "my husband and I live in Busan": the subject too
+        if k > 1 and tokens[k - 2].text in ("and", "&") and tokens[k - 1].text in _POSSESSIVES:
+            continue  # "Marcus and his wife had their wedding": the subject with them
+        if t.stem in en or t.text.startswith(ko):
+            return True
+    return False
+
+
+#: possessive words before a relative ("and his wife")
+_POSSESSIVES = frozenset({"my", "his", "her", "their", "our"})
+
+#: How many words open a clause as its subject ("Jiwoo's husband", "her older son").
+_SUBJECT_WORDS = 3
+
+#: a person one does something with, not whose taste it is ("친구들과", "with her sister")
+_KO_WITH = ("과", "와", "랑", "하고")
+_EN_WITH = frozenset({"with", "alongside"})
