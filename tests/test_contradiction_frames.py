@@ -441,11 +441,14 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     # heldout-2 8, heldout-4 17 and heldout-15 9 (licences and databases whatever the verb,
     # a thing in one head and as the other's object, driving, one-time events), heldout-16
     # 14 of 22, whose false alarms, a past state read as current and an allergy told with a
-    # condition, were fixed)
+    # condition, were fixed; heldout-15 10 (a count on the topic); heldout-17, written blind
+    # after all that (first score 0.160), 6 of 22, whose false alarm, "has been" read as one
+    # thing denied and stated, was fixed)
     halves = (("heldout", 14), ("heldout-2", 8), ("heldout-4", 17), ("heldout-7", 13))
     halves = (*halves, ("heldout-8", 11), ("heldout-9", 6))
     later = (("heldout-10", 12), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
-    later = (*later, ("heldout-14", 6), ("heldout-15", 9), ("heldout-16", 14))
+    later = (*later, ("heldout-14", 6), ("heldout-15", 10), ("heldout-16", 14))
+    later = (*later, ("heldout-17", 6))
     for half, found in (*halves, *later):
         report = evaluate_corpus(STORE / half, engine, load_settings(), split="all")
         pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
