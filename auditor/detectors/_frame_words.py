@@ -252,9 +252,6 @@ def _ko_number(
         out.setdefault("count:" + (_ko_counter(unit) or unit[:1]), set()).add(float(num_s))
 
 
-#: the Korean quantity adverbs, which stand before a count without being counted
-_KO_QUANTITY_ADVERBS = KO_QUANTITY_ADVERBS
-
 #: Korean counters of people and things: in the genitive ("4개의 항목", "3명의 직원") the
 #: noun after them is what they count.
 _COUNTED = frozenset(("개", "명", "마리"))
@@ -550,7 +547,7 @@ def _number_and_unit(
             nxt.startswith(tuple(_COUNTED))
             and noun is not None
             and _is_hangul(noun.low)
-            and noun.key not in _KO_QUANTITY_ADVERBS
+            and noun.key not in KO_QUANTITY_ADVERBS
         ):  # "고양이 두 마리", "강아지 한 마리": cats and dogs, two counts
             out.setdefault("count:" + noun.key, set()).add(num)
         else:

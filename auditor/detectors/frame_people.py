@@ -1,6 +1,9 @@
 """People in frames: a relative named in apposition ("my partner Sam", read as that
-relative's name) and a frame about another person than the other frame's ("her birthday"
-/ "her mother's birthday"). Read by :mod:`auditor.detectors.contradiction_frames`."""
+relative's name), a frame about another person than the other frame's ("her birthday"
+/ "her mother's birthday"), and a fact about a relative it opens with against one that
+never names that relative ("Marcus's sister is getting married on June 8" / "Marcus got
+married on June 8": two people's facts, for duplicates). Read by
+:mod:`auditor.detectors.contradiction_frames` and :mod:`auditor.detectors.duplicates`."""
 
 from __future__ import annotations
 
@@ -129,7 +132,7 @@ def ko_named_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
 _OPENING = 4
 
 
-def opening_relative(text: str) -> str:
+def _opening_relative(text: str) -> str:
     """The relative a fact opens with, as its subject ("Marcus's younger sister is getting
     married ...", "Her son starts school ...", "지우의 남편은 ..."), or ""."""
     en, ko = relatives()
@@ -150,7 +153,7 @@ def about_a_relative_apart(a_text: str, b_text: str) -> bool:
     married on June 8") that the other never names ("Marcus got married on June 8"): two
     people's facts, however many words they share."""
     for x, y in ((a_text, b_text), (b_text, a_text)):
-        relative = opening_relative(x)
+        relative = _opening_relative(x)
         if relative and not _names_relative(y, relative):
             return True
     return False

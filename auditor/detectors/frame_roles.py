@@ -1,6 +1,7 @@
 """Heads that name an attribute through its owner or through the value: "Lumen's CI" is not
-Lumen (:func:`owner_apart`), and "Lumen is released under the GPL license" gives the
-attribute of "Lumen's license is MIT" (:func:`role_aligned`). Read by
+Lumen (:func:`owner_apart`), "Lumen is released under the GPL license" gives the
+attribute of "Lumen's license is MIT" (:func:`role_aligned`), and "Omar pays his rent on
+the 5th" the day of "Omar's rent is due on the 25th" (:func:`object_aligned`). Read by
 :func:`auditor.detectors.contradiction_frames.compare_frames`.
 """
 
