@@ -719,3 +719,25 @@ def test_every_default_trait_has_a_gate() -> None:
     ]:
         mentions = _traits(text, _tokens(text), lex, any("가" <= c <= "힣" for c in text))
         assert trait in {m.trait for m in mentions}, text
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "side"),
+    [
+        (("runs", "at", "least"), (), "min"),
+        (("no", "more", "than"), (), "max"),  # not the "min" of "more than"
+        (("walks", "more", "than"), (), "min"),
+        (("up", "to"), (), "max"),
+        ((), ("hours", "or", "more"), "min"),  # the unit stands between
+        ((), ("이상",), "min"),
+        ((), ("시간", "이하"), "max"),
+        (("매일",), ("잔",), ""),
+        (("has",), ("kids",), ""),
+    ],
+)
+def test_a_bound_is_read_from_the_words_around_a_number(
+    before: tuple[str, ...], after: tuple[str, ...], side: str
+) -> None:
+    from auditor.detectors._contradiction_data import bound_side
+
+    assert bound_side(before, after) == side
