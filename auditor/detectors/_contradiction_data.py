@@ -271,7 +271,7 @@ PAST_STATE_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
 AVOID_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
     sorted((tuple(w.split()) for w in _FILE.word_list("avoid_before")), key=len, reverse=True)
 )
-#: Starts of Korean words after a value that state it as a past state ("살았다", "다녔었다").
+#: Pieces of Korean words after a value that state it as a past state ("살았다", "다녔었다").
 PAST_STATE_KO: Final[tuple[str, ...]] = tuple(_FILE.word_list("past_state_ko"))
 #: Korean negation, as a regular expression over one token (see the data file).
 KO_NEGATION_PATTERN: Final[str] = _FILE.regex(

@@ -268,6 +268,6 @@ def past_state_at(tokens: Sequence[Token], first: int, last: int, hangul: bool) 
     for t in tokens[last + 1 : last + 4]:
         if t.clause != clause:
             break
-        if is_hangul(t.text) and t.text.startswith(data.PAST_STATE_KO):
+        if is_hangul(t.text) and any(p in t.text for p in data.PAST_STATE_KO):
             return True
     return False
