@@ -261,16 +261,10 @@ KO_PARTICLES: Final[tuple[str, ...]] = tuple(
 NEGATION_WORDS: Final[frozenset[str]] = frozenset(_FILE.word_list("negation_words"))
 #: Multi-word negations (matched before single words).
 NEGATION_PHRASES: Final[tuple[str, ...]] = tuple(_FILE.word_list("negation_phrases"))
-#: Words before a value that state it as a past state ("lived in", "used to"), as word
-#: tuples, longest first.
-PAST_STATE_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
-    sorted((tuple(w.split()) for w in _FILE.word_list("past_state_before")), key=len, reverse=True)
-)
-#: Words before a trait's food or habit that keep it away ("avoids", "checks labels for"),
-#: as word tuples, longest first.
-AVOID_BEFORE: Final[tuple[tuple[str, ...], ...]] = tuple(
-    sorted((tuple(w.split()) for w in _FILE.word_list("avoid_before")), key=len, reverse=True)
-)
+#: Words before a value that state it as a past state ("lived in", "used to").
+PAST_STATE_BEFORE: Final[tuple[str, ...]] = tuple(_FILE.word_list("past_state_before"))
+#: Words before a trait's food or habit that keep it away ("avoids", "checks labels for").
+AVOID_BEFORE: Final[tuple[str, ...]] = tuple(_FILE.word_list("avoid_before"))
 #: Pieces of Korean words after a value that state it as a past state ("살았다", "다녔었다").
 PAST_STATE_KO: Final[tuple[str, ...]] = tuple(_FILE.word_list("past_state_ko"))
 #: Korean negation, as a regular expression over one token (see the data file).

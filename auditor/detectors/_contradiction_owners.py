@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from auditor.detectors import _contradiction_data as data
-from auditor.detectors._contradiction_text import Token, is_hangul
+from auditor.detectors._contradiction_text import Token, has_phrase, is_hangul
 from auditor.detectors._frame_words import relatives
 
 __all__ = ["avoided", "conditional", "owned", "someone_else"]
@@ -19,14 +19,8 @@ def avoided(tokens: Sequence[Token], first: int) -> bool:
     labels for milk, eggs and honey", "avoids shrimp"; ``avoid_before`` of the data
     file)."""
     clause = tokens[first].clause
-    before = tuple(
-        t.text for t in tokens[max(0, first - _AVOID_WINDOW) : first] if t.clause == clause
-    )
-    return any(
-        before[k : k + len(p)] == p
-        for p in data.AVOID_BEFORE
-        for k in range(len(before) - len(p) + 1)
-    )
+    before = [t.text for t in tokens[max(0, first - _AVOID_WINDOW) : first] if t.clause == clause]
+    return has_phrase(before, data.AVOID_BEFORE)
 
 
 #: How many words before a trait's mention are read for "avoids" ("checks labels for

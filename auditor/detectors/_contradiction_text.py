@@ -147,6 +147,13 @@ def _tokens(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
+    """Whether one of ``phrases`` (words joined by single spaces) occurs among ``words``
+    as whole words, in order."""
+    joined = " " + " ".join(words) + " "
+    return any(f" {p} " in joined for p in phrases)
+
+
 def token_at(tokens: Sequence[Token], pos: int) -> int:
     """Index of the first token ending after ``pos`` (binary search)."""
     lo, hi = 0, len(tokens)
@@ -173,8 +180,7 @@ def negated_at(tokens: Sequence[Token], first: int, last: int, hangul: bool) -> 
             return True
         before.insert(0, t.text)
     if before:
-        joined = " " + " ".join(before) + " "
-        if any(f" {phrase} " in joined for phrase in data.NEGATION_PHRASES):
+        if has_phrase(before, data.NEGATION_PHRASES):
             return True
     if not hangul and last + 1 < len(tokens) and tokens[last + 1].clause == clause:
         nxt = tokens[last + 1].text
@@ -256,13 +262,9 @@ def past_state_at(tokens: Sequence[Token], first: int, last: int, hangul: bool) 
     if first >= len(tokens):
         return False
     clause = tokens[first].clause
-    before = tuple(
-        t.text for t in tokens[max(0, first - _PAST_WINDOW) : first] if t.clause == clause
-    )
-    for phrase in data.PAST_STATE_BEFORE:
-        n = len(phrase)
-        if any(before[k : k + n] == phrase for k in range(len(before) - n + 1)):
-            return True
+    before = [t.text for t in tokens[max(0, first - _PAST_WINDOW) : first] if t.clause == clause]
+    if has_phrase(before, data.PAST_STATE_BEFORE):
+        return True
     if not hangul:
         return False
     for t in tokens[last + 1 : last + 4]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from auditor.detectors._contradiction_data import EN_STOPWORDS, KO_QUANTITY_ADVERBS, bound_side
-from auditor.detectors._contradiction_text import stem
+from auditor.detectors._contradiction_text import has_phrase, stem
 from auditor.detectors._frame_types import Modality
 
 _DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
@@ -658,11 +658,6 @@ def _month_names() -> dict[str, int]:
     return dict(MONTHS)
 
 
-def _has_phrase(lows: Sequence[str], phrases: Sequence[str]) -> bool:
-    joined = " " + " ".join(lows) + " "
-    return any(f" {p} " in joined for p in phrases)
-
-
 def _ko_negated(toks: Sequence[Tok]) -> bool:
     """Whether Korean tokens negate: "절대", "금지", the adverb "안" / "못", "...지 않다",
     "...지 말다". Read by token, not by substring: "주말" (weekend) holds 말 and "편안"
@@ -717,9 +712,9 @@ def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
         and (w not in _PLAN_NOUNS or _plan_verb(lows, i))
         and not (w == "later" and i > 0 and lows[i - 1] == "or")  # "Node 18 or later": a bound
         for i, w in enumerate(lows)
-    ) or _has_phrase(lows, ["going to"]):
+    ) or has_phrase(lows, ["going to"]):
         return "plan"
-    if _has_phrase(lows, d["past_words"]):
+    if has_phrase(lows, d["past_words"]):
         return "past"
     return "current"
 

@@ -11,11 +11,10 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from auditor.detectors._contradiction_text import stem
+from auditor.detectors._contradiction_text import has_phrase, stem
 from auditor.detectors._frame_words import (
     Tok,
     _data,
-    _has_phrase,
     _is_hangul,
     _ko_negated,
     _tokens,
@@ -76,7 +75,7 @@ def _schedule(text: str) -> _Schedule:
             (w in d["never_words_set"] or w.endswith("n't")) and not _misses_none(lows, i)
             for i, w in enumerate(lows)
         )
-        every = _has_phrase(lows, d["every_day_phrases"])
+        every = has_phrase(lows, d["every_day_phrases"])
         # "every Saturday", "on Saturdays": a plural day name recurs
         recurring = every or "every" in lows or any(w.endswith("s") and w in _days() for w in lows)
     if not (neg or recurring):
