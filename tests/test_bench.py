@@ -259,6 +259,11 @@ def test_bench_times_memaudit_scan_with_workers_as_a_process_of_its_own(tmp_path
     assert abs(result.figures["synthetic_workers_vs_presidio"] - mean / scan_s) < 1e-9
     shown = result.rows["memaudit scan --full, 2 workers"]["synthetic"]
     assert "same findings as one process" in shown and "whole command" in shown
+    # then 1% changed and `memaudit scan` again, a command of its own (cold caches)
+    assert any("after 1% changed, a process of its own" in line for line in said)
+    cold = result.rows["incremental scan after 1% changed, cold"]["synthetic"]
+    assert "of the full command" in cold and " 1 re-scanned" in cold
+    assert result.figures["synthetic_incremental_cold_share"] > 0
     database = run_bench(
         pack,
         settings,
