@@ -53,14 +53,18 @@ def object_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
     typed value ("현우의 월세는 매달 25일에 빠져나간다", "Omar's rent is due on the 25th")
     and the other has that thing as its object with a typed value of the same kind ("현우는
     매달 5일에 월세를 송금한다", "Omar pays his rent on the 5th"): the second is given the
-    first's head and relation, when both say when it happens (a day, a date, a time).
-    None otherwise."""
+    first's head and relation, when both say when it happens (a day, a date, a time), or
+    when one limits the relation with "only" and the other lists values with the same verb
+    ("Priya's clinic only treats adults" / "Priya treats adults and children at the
+    clinic": a rule and a list that breaks it). None otherwise."""
     if a.lang != b.lang:
         return None
     for x, y, swap in ((a, b, False), (b, a, True)):
         if not y.head or not y.head < x.head:
             continue
-        if not (x.typed_map().keys() & y.typed_map().keys() & _WHEN_KINDS):
+        when = x.typed_map().keys() & y.typed_map().keys() & _WHEN_KINDS
+        rule = x.rel == y.rel and ((x.only and y.conj) or (y.only and x.conj))
+        if not (when or rule):
             continue  # a day or a date says when the thing happens (a rate or a count may
             # belong to another thing of the sentence: "bills clients 45 euros an hour")
         objects = y.values - {y.rel}
@@ -68,7 +72,14 @@ def object_aligned(a: Frame, b: Frame) -> tuple[Frame, Frame] | None:
         extra = x.head - y.head - keys
         if not (x.head - y.head) & keys or len(extra) > (1 if x.lang == "ko" else 0):
             continue
-        moved = dataclasses.replace(y, head=x.head, rel=x.rel, values=objects - keys)
+        if when:
+            values = objects - keys  # the thing moves to the head; the typed values stay
+        else:  # the values but the thing, which moves to the head ("at the clinic")
+            named = x.head - y.head
+            values = frozenset(
+                v for v in objects if not (bigrams(v) if x.lang == "ko" else {v}) & named
+            )
+        moved = dataclasses.replace(y, head=x.head, rel=x.rel, values=values)
         return (moved, x) if swap else (x, moved)
     return None
 
