@@ -260,3 +260,20 @@ def test_a_slot_flag_that_is_not_a_boolean_is_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"slots\.ci\.any_relation: true or false expected"):
         _slot(file, "ci", row)
     assert _slot(file, "ci", {**row, "any_relation": True})["any_relation"] is True
+
+
+def test_a_trait_flag_that_is_not_a_boolean_is_named(tmp_path: Path) -> None:
+    """``lasting`` (a past ``b`` still holds) is optional and must be true or false; any other
+    key is named with the keys a trait takes."""
+    from auditor.detectors._contradiction_data import _File, _trait
+
+    path = tmp_path / "words.yaml"
+    path.write_text("traits: {}\n", encoding="utf-8")
+    file = _File(path)
+    row = {"title": "siblings", "a": ["only child"], "b": ["sister"], "b_cues": [], "reason": "r"}
+    assert "lasting" not in _trait(file, "only_child", row)
+    assert _trait(file, "only_child", {**row, "lasting": True})["lasting"] is True
+    with pytest.raises(ValueError, match=r"traits\.only_child\.lasting: true or false expected"):
+        _trait(file, "only_child", {**row, "lasting": "yes"})
+    with pytest.raises(ValueError, match=r"traits\.only_child: title, a, b, b_cues, reason"):
+        _trait(file, "only_child", {**row, "forever": True})

@@ -24,7 +24,7 @@ at import, with the bounded YAML loader; a malformed one stops the import with a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final, TypedDict
+from typing import Any, Final, NotRequired, TypedDict
 
 from auditor import safe_yaml
 
@@ -107,6 +107,8 @@ class TraitSpec(TypedDict):
         b_cues: words that must appear in the clause for ``b`` to count (liking, eating ...);
             empty: ``b`` counts alone.
         reason: why they cannot both hold.
+        lasting: (optional, default false) ``b`` told of the past still holds now (a brother
+            at last year's wedding is a brother today; a husband last year may not be).
     """
 
     title: str
@@ -114,6 +116,7 @@ class TraitSpec(TypedDict):
     b: list[str]
     b_cues: list[str]
     reason: str
+    lasting: NotRequired[bool]
 
 
 # -- reading the data file -------------------------------------------------------------------
@@ -204,15 +207,21 @@ def _slot(file: _File, name: str, raw: Any) -> SlotSpec:
 def _trait(file: _File, name: str, raw: Any) -> TraitSpec:
     where = f"traits.{name}"
     row = file.mapping(raw, where)
-    if set(row) != set(TraitSpec.__annotations__):
-        raise file.fail(where, "exactly title, a, b, b_cues and reason", sorted(row))
-    return {
+    required = {"title", "a", "b", "b_cues", "reason"}
+    if not required <= set(row) <= required | {"lasting"}:
+        raise file.fail(where, "title, a, b, b_cues, reason and optional lasting", sorted(row))
+    spec: TraitSpec = {
         "title": file.text(row["title"], f"{where}.title"),
         "a": _regexes(file, row["a"], f"{where}.a"),
         "b": _regexes(file, row["b"], f"{where}.b"),
         "b_cues": file.words(row["b_cues"], f"{where}.b_cues"),
         "reason": file.text(row["reason"], f"{where}.reason"),
     }
+    if "lasting" in row:
+        if not isinstance(row["lasting"], bool):
+            raise file.fail(f"{where}.lasting", "true or false", row["lasting"])
+        spec["lasting"] = row["lasting"]
+    return spec
 
 
 def _regexes(file: _File, value: Any, where: str) -> list[str]:

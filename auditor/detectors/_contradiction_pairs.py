@@ -245,6 +245,8 @@ def _trait_signals(a: Profile, b: Profile, lex: Lexicon) -> list[Signal]:
             tuple((t.start, t.end, f"{name}:{t.side}") for t in tb),
         )
         details: dict[str, Any] = {"slot": name, "trait": name, "signals": ["exclusive_choice"]}
+        if spec.get("lasting"):
+            details["lasting"] = True
         if scope_note:
             details["scope"] = scope_note
         out.append(

@@ -423,6 +423,7 @@ class Lexicon:
                     "b": [str(p) for p in tspec["b"]],
                     "b_cues": [str(c) for c in tspec.get("b_cues", [])],
                     "reason": str(tspec.get("reason", "the two traits exclude each other")),
+                    "lasting": bool(tspec.get("lasting", False)),
                 }
                 for p in (*traits[str(name)]["a"], *traits[str(name)]["b"]):
                     re.compile(p)

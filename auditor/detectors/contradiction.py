@@ -79,7 +79,7 @@ from auditor.detectors._contradiction_pairs import Signal, judge_pair, similarit
 from auditor.detectors._contradiction_profile import Lexicon, Profile, build_profile, cue_sets_for
 from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
-from auditor.detectors.contradiction_frames import frame_keys, frames_of
+from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
@@ -577,6 +577,7 @@ def _with_frames(
             for s in signals
             if s.entity not in drops
             or (reading.modal_by_relation and s.details.get("slot") in any_relation)
+            or _lasting_past(s, older, newer)
         ]
     if not reading.signals and signals and different_things(older, newer):
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
@@ -584,6 +585,19 @@ def _with_frames(
         signals = [s for s in signals if s.entity != "slot_conflict"]  # a history of moves
     # the older checks' typed evidence stays first (its entity names the rule that fires)
     return [*signals, *(s for s in reading.signals if weak or s.score >= _WEAK_FRAME)]
+
+
+def _lasting_past(signal: Signal, older: str, newer: str) -> bool:
+    """Whether a trait signal stands although one fact is told of the past: the trait is
+    lasting (a brother at last year's wedding is a brother now: "민서는 외동이다" / "작년에
+    친오빠의 결혼식에 다녀왔다"), the fact that states it (side ``a``) is current and the
+    other is past; a past state of the trait itself ("was an only child") still explains
+    the pair away, as do plans and hypotheticals."""
+    if not signal.details.get("lasting") or signal.entity != "exclusive_choice":
+        return False
+    a_older = any(label.endswith(":a") for _s, _e, label in signal.spans.older)
+    state, event = (older, newer) if a_older else (newer, older)
+    return text_modality(state) == "current" and text_modality(event) == "past"
 
 
 def candidate_pairs(
