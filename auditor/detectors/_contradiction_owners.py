@@ -57,6 +57,8 @@ def someone_else(tokens: Sequence[Token], first: int) -> bool:
     mention is that person's."""
     en, ko = relatives()
     clause = tokens[first].clause
+    if clause >= 2 and _appositive_relative(tokens, en, ko):  # noqa: PLR2004 - after it
+        return True  # "Lieve, Tomas's partner, is left-handed": the partner's trait
     start = first
     while start > 0 and tokens[start - 1].clause == clause:
         start -= 1
@@ -70,6 +72,8 @@ def someone_else(tokens: Sequence[Token], first: int) -> bool:
             continue
         if t.text.endswith(_KO_WITH) or (k > 0 and tokens[k - 1].text in _EN_WITH):
             continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
+        if _in_a_setting(tokens, k):
+            continue  # "at a friend's birthday Marta had cheesecake": where, not whose
         if k + 1 < first and tokens[k + 1].text in ("and", "&"):
             continue  # "my husband and I live in Busan": the subject too
         if k > 1 and tokens[k - 2].text in ("and", "&") and tokens[k - 1].text in _POSSESSIVES:
@@ -78,6 +82,38 @@ def someone_else(tokens: Sequence[Token], first: int) -> bool:
             return True
     return False
 
+
+def _appositive_relative(tokens: Sequence[Token], en: frozenset[str], ko: tuple[str, ...]) -> bool:
+    """Whether a fact opens with a name and a relative set off by commas ("Lieve, Tomas's
+    partner, ..."): one word, then a short clause that names a relative."""
+    opening = [t for t in tokens if t.clause == 0]
+    apposed = [t for t in tokens if t.clause == 1]
+    return (
+        len(opening) == 1
+        and 0 < len(apposed) <= _APPOSITION_WORDS
+        and any(t.stem in en or t.text.startswith(ko) for t in apposed)
+    )
+
+
+#: the most words of an apposition that names a relative ("Tomas's older partner")
+_APPOSITION_WORDS = 4
+
+
+def _in_a_setting(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the relative at ``k`` follows a preposition of place or time, perhaps with a
+    determiner between ("at a friend's birthday", "during her sister's wedding")."""
+    j = k - 1
+    if j >= 0 and tokens[j].text in _DETERMINERS:
+        j -= 1
+    return (
+        j >= 0 and tokens[j].text in _SETTING_PREPOSITIONS and tokens[j].clause == tokens[k].clause
+    )
+
+
+#: determiners between a preposition and a relative ("at a friend's ...")
+_DETERMINERS = frozenset({"a", "an", "the", "my", "his", "her", "their", "our"})
+#: prepositions that set a scene rather than name whose a thing is
+_SETTING_PREPOSITIONS = frozenset({"at", "during", "after", "before", "on", "in"})
 
 #: possessive words before a relative ("and his wife")
 _POSSESSIVES = frozenset({"my", "his", "her", "their", "our"})

@@ -192,18 +192,42 @@ def negated_at(tokens: Sequence[Token], first: int, last: int, hangul: bool) -> 
             and (tokens[last + 2].text in _POST_NEGATION and tokens[last + 2].clause == clause)
         ):
             return True
-    if hangul:
-        own = tokens[last].text
-        tail = own[len(own) - 2 :] if len(own) > 2 else ""
-        if tail in ("말고", "대신"):
-            return True
-        for i in range(last + 1, min(len(tokens), last + 4)):
-            t = tokens[i]
-            if t.clause != clause:
+    return hangul and _ko_negated_after(tokens, last)
+
+
+def _ko_negated_after(tokens: Sequence[Token], last: int) -> bool:
+    """Whether a Korean word is negated after it: "말고" / "대신" on the word, or a negation
+    before its clause's verb, over the commas of a list it is an item of."""
+    own = tokens[last].text
+    tail = own[len(own) - 2 :] if len(own) > 2 else ""
+    if tail in ("말고", "대신"):
+        return True
+    clause = tokens[last].clause
+    listed = False  # past a comma of a list
+    for i in range(last + 1, min(len(tokens), last + _KO_NEG_REACH)):
+        t = tokens[i]
+        if t.clause != clause:
+            if not _ko_list_item(tokens[i - 1]):
                 break
-            if _KO_NEG_TOKEN.search(t.text):
-                return True
+            clause, listed = t.clause, True  # the next item: one clause with the verb
+        if _KO_NEG_TOKEN.search(t.text):
+            return True
+        if (listed or i > last + 2) and t.text.endswith(_KO_PREDICATE_ENDS):
+            break  # the clause's verb came, not negated
     return False
+
+
+#: how far after a Korean word its clause's negation is looked for (the verb ends the
+#: clause: "우유, 치즈, 버터 같은 유제품을 전혀 먹지 않는다" negates all three)
+_KO_NEG_REACH = 9
+#: endings of a Korean predicate that ends a clause ("마시고", "먹는다", "좋아하지만")
+_KO_PREDICATE_ENDS = ("다", "요", "고", "서", "며", "면", "지만", "는데", "니까")
+
+
+def _ko_list_item(t: Token) -> bool:
+    """Whether a Korean word is an item of a list (a bare noun before a comma, as "우유" in
+    "우유, 치즈, 버터 같은 ..."): the comma after it does not end its clause."""
+    return is_hangul(t.text) and t.stem == t.text and not t.text.endswith(_KO_PREDICATE_ENDS)
 
 
 def _negations(text: str, tokens: Sequence[Token], hangul: bool) -> tuple[tuple[int, int], ...]:
