@@ -83,6 +83,7 @@ from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_m
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import different_things
+from auditor.detectors.frame_people import two_people
 from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_reading import read_pair
 from auditor.detectors.frame_stance import stance_keys
@@ -366,6 +367,7 @@ class ContradictionDetector(Detector):
                     older.source_type in self.apart_sources
                     and newer.source_type in self.apart_sources
                 )
+                or two_people(older.fact, newer.fact)  # "Tomás ..." / "Elena ..."
             ):
                 continue
             signals = judge_pair(

@@ -8,6 +8,7 @@ married on June 8": two people's facts, for duplicates). Read by
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections.abc import Sequence
 
 from auditor.detectors._contradiction_text import stem
@@ -21,10 +22,12 @@ from auditor.detectors._frame_words import (
     modality_of,
     relatives,
 )
+from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
 
 __all__ = [
     "about_a_relative_apart",
     "another_person",
+    "two_people",
     "ko_named_relative_view",
     "named_relative_view",
     "relative_names",
@@ -164,3 +167,88 @@ def _names_relative(text: str, relative: str) -> bool:
         t.low.startswith(relative) if _is_hangul(relative) else stem(t.low) == relative
         for t in _tokens(text)
     )
+
+
+def two_people(a_text: str, b_text: str) -> bool:
+    """Whether two facts open with the names of two different people ("Tomás never drinks
+    alcohol" / "Elena likes a glass of wine with dinner"; "토마스는 ..." / "Elena ..."): in a
+    subject's store one of them is about someone else, so nothing of theirs conflicts. A
+    name in Hangul and one in Latin letters are one person when their consonant skeletons
+    meet ("토마스" / "Tomás"). A fact that opens with no name says nothing here, and two
+    Korean topics are not compared (without articles "가게는" is a topic as "토마스는" is)."""
+    na, nb = _opening_name(a_text), _opening_name(b_text)
+    if na is None or nb is None or na == nb or (_is_hangul(na) and _is_hangul(nb)):
+        return False
+    if not _is_hangul(na) and not _is_hangul(nb):
+        return True
+    ko, en = (na, nb) if _is_hangul(na) else (nb, na)
+    skeleton = hangul_skeleton(ko)
+    return skeleton is not None and skeleton not in latin_skeletons(en)
+
+
+@functools.lru_cache(maxsize=10_000)
+def _opening_name(text: str) -> str | None:
+    """The name a fact opens with as its subject, folded (accents off, lower case), or
+    None: an English capitalised word (three letters or more) followed by a finite verb,
+    perhaps after an adverb ("Elena is ...", "Tomás never drinks ..."; not "Write a ...",
+    "Releases of ..."), or a Korean word of two to four syllables with a subject or topic
+    particle that is no relative and no adverbial topic ("토마스는 ...")."""
+    toks = _tokens(text)
+    if len(toks) < 2:  # noqa: PLR2004 - a name and what it does
+        return None
+    first = toks[0]
+    if _is_hangul(first.low):
+        return _ko_opening_name(first.low)
+    raw = text[first.start : first.end]
+    if not (len(raw) >= 3 and raw[0].isupper() and raw[1:].isalpha() and raw[1:].islower()):  # noqa: PLR2004
+        return None
+    if first.low in _NOT_NAMES or stem(first.low) in relatives()[0]:
+        return None  # "Every ...", "Mum loves ..."
+    if first.key in _proper_non_names() or first.low in _proper_non_names():
+        return None  # "Sunday is ..."
+    verb = 2 if toks[1].low in _ADVERBS and len(toks) > 2 else 1  # noqa: PLR2004
+    if not _finite_verb(text[toks[verb].start : toks[verb].end]):
+        return None
+    folded = unicodedata.normalize("NFKD", first.low)
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+def _ko_opening_name(word: str) -> str | None:
+    if not word.endswith(_KO_SUBJECT_PARTICLES) or word.endswith(_adverbial_topics()):
+        return None
+    name = word[:-1]
+    if not 2 <= len(name) <= 4 or any(name.startswith(r) for r in relatives()[1]):  # noqa: PLR2004
+        return None
+    return name
+
+
+def _finite_verb(word: str) -> bool:
+    """Whether a lower-case English word reads as a finite verb after a subject: an
+    auxiliary, or a form in -s or -ed ("is", "doesn't", "likes", "moved")."""
+    if not (word.isalpha() or word.endswith("n't")) or not word.islower():
+        return False
+    return word in _AUXILIARIES or (word.endswith(("s", "ed")) and not word.endswith("ss"))
+
+
+#: Korean particles of a sentence's subject or topic
+_KO_SUBJECT_PARTICLES = ("은", "는", "이", "가")
+#: capitalised words that open a sentence and name nobody
+_NOT_NAMES = frozenset(
+    """the this that these those there then when while after before since during every each
+    all some most many his her their our your its she they you one today yesterday also
+    always never usually often sometimes recently currently now lately only just""".split()
+)
+#: adverbs between a subject and its verb ("Tomás never drinks")
+_ADVERBS = frozenset(
+    "never always usually often sometimes rarely seldom also still just only really".split()
+)
+#: auxiliaries and copulas that follow a subject
+_AUXILIARIES = frozenset(
+    """is was has had does did can could will would should must isn't wasn't hasn't hadn't
+    doesn't didn't can't won't""".split()
+)
+
+
+@functools.cache
+def _adverbial_topics() -> tuple[str, ...]:
+    return tuple(_data()["ko_adverbial_topics"])
