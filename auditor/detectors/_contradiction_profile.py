@@ -575,6 +575,8 @@ def _traits(
                         r"n't|not|never|안|않|못|끊", m.group(), re.I
                     ):
                         continue
+                    if hangul and _ko_is_not(tokens, last):
+                        continue  # "비건은 아니라서": is not vegan
                     if someone_else(tokens, first):
                         continue  # "her son Tobi is allergic to cats": the son's trait
                 else:
@@ -601,6 +603,17 @@ def _traits(
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+def _ko_is_not(tokens: Sequence[Token], last: int) -> bool:
+    """Whether a Korean word is denied by the copula after it ("비건은 아니라서", "채식주의자가
+    아니다"): the next word is a form of 아니다, in the same clause."""
+    nxt = last + 1
+    return (
+        nxt < len(tokens)
+        and tokens[nxt].clause == tokens[last].clause
+        and tokens[nxt].text.startswith("아니")
+    )
 
 
 def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
