@@ -357,6 +357,24 @@ def test_necessary_literals_are_read_from_the_parsed_pattern() -> None:
     assert needed(r"[unclosed") is None
 
 
+def test_necessary_literals_by_case_keep_case_sensitive_parts_as_written() -> None:
+    import re
+
+    from auditor.detectors._literals import necessary_literals_by_case as by_case
+
+    assert by_case(r"\b(?:cancer|(?-i:STIs?|HIV))\b", re.I) == (
+        frozenset({"cancer"}),
+        frozenset({"STI", "HIV"}),
+    )
+    assert by_case(r"(?i:Goes to) (?:church|Mosque)") == (
+        frozenset({"goes to"}),
+        frozenset(),
+    )  # the more selective set; the rest of the pattern is case-sensitive
+    assert by_case(r"Straße 1\d") == (frozenset(), frozenset({"Straße 1"}))
+    assert by_case(r"straße 1\d", re.I) is None  # a non-ASCII case, case-insensitive
+    assert by_case(r"(?:a|BC)d") is None  # too short
+
+
 def test_pattern_literal_gates_find_what_every_pattern_finds() -> None:
     """Each special-category pattern runs only when one of its own literals occurs; on the
     corpora's texts and on case-folding look-alikes the detections are those without it."""
@@ -370,6 +388,8 @@ def test_pattern_literal_gates_find_what_every_pattern_finds() -> None:
         "He goeſ to church every ſunday and was diagnoſed with cancer",  # long s
         "I was dıagnosed wıth asthma",  # dotless i
         "저는 당뇨가 있어서 약을 복용 중이에요",
+        "He tested positive for HIV and has an STI; she is still questioning it.",
+        "his STIs and STD were treated",  # case-sensitive parts of a pattern
     ]
     gated = SpecialCategoryDetector({})
     assert sum(p.needles is not None for ps in module._PATTERNS.values() for p in ps) > 40

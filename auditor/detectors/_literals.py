@@ -19,7 +19,7 @@ import ahocorasick
 
 from auditor.detectors.prefilter import fold
 
-__all__ = ["LiteralSet", "necessary_literals"]
+__all__ = ["LiteralSet", "necessary_literals", "necessary_literals_by_case"]
 
 #: The shortest literal worth a gate (a one- or two-letter ASCII literal is in nearly every
 #: text; two Hangul syllables are already a word).
@@ -90,19 +90,51 @@ def necessary_literals(regex: str, flags: int = 0) -> frozenset[str] | None:
     produce) makes the answer None, as does a set whose shortest literal is shorter than
     :data:`MIN_GATE_CHARS` (:data:`MIN_GATE_CHARS_NON_ASCII` with other letters).
     """
+    found = _necessary(regex, flags, track_case=False)
+    if found is None or not all(_foldable(c) for word, _ in found for c in word):
+        return None
+    return frozenset(fold(word) for word, _ in found)
+
+
+def necessary_literals_by_case(
+    regex: str, flags: int = 0
+) -> tuple[frozenset[str], frozenset[str]] | None:
+    """:func:`necessary_literals`, told apart by case: ``(folded, cased)``.
+
+    A literal of a part of ``regex`` that matches case-sensitively (``(?-i:HIV)`` in a
+    pattern compiled with ``re.IGNORECASE``, or a pattern without it) occurs *as written* in
+    every text the part matches: it is in ``cased``, to be looked for in the text itself
+    ("STI" is in far fewer texts than "sti" is in folded ones: "still", "question"). The
+    others are in ``folded``, as :func:`necessary_literals` gives them. Every match contains
+    a literal of ``folded`` in the folded text or one of ``cased`` in the text. None when
+    unknown (as for :func:`necessary_literals`; a cased literal needs no foldable letters).
+    """
+    found = _necessary(regex, flags, track_case=True)
+    if found is None or not all(_foldable(c) for word, cased in found if not cased for c in word):
+        return None
+    folded = frozenset(fold(word) for word, cased in found if not cased)
+    return folded, frozenset(word for word, cased in found if cased)
+
+
+#: a literal of a parsed pattern, and whether it is matched case-sensitively (always False
+#: when the case is not tracked)
+_Lit = tuple[str, bool]
+
+
+def _necessary(regex: str, flags: int, track_case: bool) -> set[_Lit] | None:
+    """The most selective necessary literal set of ``regex``, long enough to gate on."""
     try:
         tree = _parser.parse(regex, flags)
     except re.error:
         return None
-    found = _sequence(list(tree))
+    ignorecase = bool(tree.state.flags & re.IGNORECASE) if track_case else None
+    found = _sequence(list(tree), ignorecase)
     if not found or any(
         len(word) < (MIN_GATE_CHARS if word.isascii() else MIN_GATE_CHARS_NON_ASCII)
-        for word in found
+        for word, _ in found
     ):
         return None
-    if not all(_foldable(c) for word in found for c in word):
-        return None
-    return frozenset(fold(word) for word in found)
+    return found
 
 
 def _foldable(c: str) -> bool:
@@ -110,16 +142,21 @@ def _foldable(c: str) -> bool:
     return c.isascii() or (c.lower() == c and c.upper() == c and c.casefold() == c)
 
 
-def _strength(words: set[str]) -> tuple[int, int]:
-    return min(map(len, words)), -len(words)
+def _strength(words: set[_Lit]) -> tuple[int, int]:
+    return min(len(word) for word, _ in words), -len(words)
 
 
-def _sequence(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
-    """The most selective necessary literal set of a sequence of parsed items."""
-    best: set[str] | None = None
+def _sequence(items: Sequence[tuple[Any, Any]], ignorecase: bool | None) -> set[_Lit] | None:
+    """The most selective necessary literal set of a sequence of parsed items.
+
+    ``ignorecase``: whether the items match case-insensitively (None: not tracked, every
+    literal is marked case-insensitive).
+    """
+    best: set[_Lit] | None = None
     run: list[str] = []
+    cased = ignorecase is False
 
-    def consider(words: set[str] | None) -> None:
+    def consider(words: set[_Lit] | None) -> None:
         nonlocal best
         if words and (best is None or _strength(words) > _strength(best)):
             best = words
@@ -129,20 +166,26 @@ def _sequence(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
             run.append(chr(av))
             continue
         if run:
-            consider({"".join(run)})
+            consider({("".join(run), cased)})
             run = []
         if op is _c.SUBPATTERN:
-            consider(_sequence(list(av[-1])))
+            inner = ignorecase
+            if inner is not None:
+                _group, add_flags, del_flags, _ = av
+                inner = (inner or bool(add_flags & re.IGNORECASE)) and not (
+                    del_flags & re.IGNORECASE
+                )
+            consider(_sequence(list(av[-1]), inner))
         elif op is _c.ATOMIC_GROUP:
-            consider(_sequence(list(av)))
+            consider(_sequence(list(av), ignorecase))
         elif op is _c.BRANCH:
-            branches = [_sequence(list(branch)) for branch in av[1]]
+            branches = [_sequence(list(branch), ignorecase) for branch in av[1]]
             if all(branches):
                 consider(set().union(*branches))  # type: ignore[arg-type]
         elif op in _REPEATS and av[0] >= 1:
-            consider(_sequence(list(av[2])))
+            consider(_sequence(list(av[2]), ignorecase))
     if run:
-        consider({"".join(run)})
+        consider({("".join(run), cased)})
     return best
 
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auditor.detectors import _special_terms as terms
-from auditor.detectors._literals import LiteralSet, necessary_literals
+from auditor.detectors._literals import LiteralSet, necessary_literals_by_case
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.prefilter import Needles, fold
 
@@ -77,6 +77,9 @@ class _Pattern:
     topic_prone: bool
     #: literals one of which every match contains (folded), or None: always run
     needles: frozenset[str] | None = None
+    #: with ``needles``, literals of case-sensitive parts (``(?-i:STI)``): a match contains
+    #: one of ``needles`` in the folded text or one of these in the text as it is
+    cased_needles: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class _Exclusion:
 def _compile_patterns() -> dict[str, list[_Pattern]]:
     by_category: dict[str, list[_Pattern]] = {c: [] for c in CATEGORIES}
     for category, language, pattern_id, regex, score in terms.PATTERNS:
+        needles = necessary_literals_by_case(regex, re.IGNORECASE)
         by_category[category].append(
             _Pattern(
                 category,
@@ -97,7 +101,8 @@ def _compile_patterns() -> dict[str, list[_Pattern]]:
                 re.compile(regex, re.IGNORECASE),
                 score,
                 (category, language, pattern_id) in terms.TOPIC_PRONE,
-                necessary_literals(regex, re.IGNORECASE),
+                None if needles is None else needles[0],
+                frozenset() if needles is None else needles[1],
             )
         )
     return by_category
@@ -283,6 +288,27 @@ class _Text:
         return _Hit(pattern, start, end, round(pattern.score - terms.TOPIC_PENALTY, 4), False)
 
 
+class _Literals:
+    """The patterns' literals that occur in a text: the folded ones found at once, the
+    case-sensitive ones when a pattern first needs them (few patterns have any)."""
+
+    def __init__(self, folded: set[str], cased: LiteralSet, text: str) -> None:
+        self.folded = folded
+        self._cased_set = cased
+        self._text = text
+        self._cased: set[str] | None = None
+
+    def may_match(self, pattern: _Pattern) -> bool:
+        """Whether one of the literals every match of ``pattern`` holds occurs."""
+        if pattern.needles is None or not self.folded.isdisjoint(pattern.needles):
+            return True
+        if not pattern.cased_needles:
+            return False
+        if self._cased is None:
+            self._cased = self._cased_set.present(self._text)
+        return not self._cased.isdisjoint(pattern.cased_needles)
+
+
 class SpecialCategoryDetector(Detector):
     """GDPR special categories in English and Korean, consent-aware; see the module docstring.
 
@@ -317,9 +343,13 @@ class SpecialCategoryDetector(Detector):
         # one pass over the text finds every anchor; categories without one are skipped
         self._anchor_set = LiteralSet(a for c in self.categories for a in self._anchors[c])
         # and one more finds the patterns' own literals: a pattern none of whose literals
-        # occurs cannot match (:func:`auditor.detectors._literals.necessary_literals`)
+        # occurs cannot match (:func:`auditor.detectors._literals.necessary_literals_by_case`)
         self._pattern_needles = LiteralSet(
             n for c in self.categories for p in _PATTERNS[c] if p.needles for n in p.needles
+        )
+        # (the case-sensitive ones, looked for in the text as it is)
+        self._cased_needles = LiteralSet(
+            n for c in self.categories for p in _PATTERNS[c] for n in p.cased_needles
         )
 
     def prefilter_needles(self) -> Mapping[str, Needles]:
@@ -345,7 +375,7 @@ class SpecialCategoryDetector(Detector):
         present = self._anchor_set.present(lower)
         if not present:
             return detections
-        literals = self._pattern_needles.present(fold(text))
+        literals = _Literals(self._pattern_needles.present(fold(text)), self._cased_needles, text)
         for category in self.categories:
             if present.isdisjoint(self._anchors[category]):
                 continue
@@ -356,7 +386,7 @@ class SpecialCategoryDetector(Detector):
                     continue
                 if pattern.language == "ko" and not has_hangul:
                     continue
-                if pattern.needles is not None and literals.isdisjoint(pattern.needles):
+                if not literals.may_match(pattern):
                     continue
                 for m in pattern.regex.finditer(text):
                     hit = doc.scored(pattern, m.start(), m.end())
