@@ -1057,3 +1057,21 @@ def test_the_case_folding_fallbacks_compile_on_first_use_and_still_match() -> No
     assert {"instruction_override", "prompt_leak"} & {d.entity for d in found}
     span = next(d for d in found if d.entity == "instruction_override").spans[0]
     assert text[span.start : span.end].lower().startswith("ignore")
+
+
+def test_every_match_holds_one_of_its_patterns_required_literals() -> None:
+    """``Pattern.required`` (read from the lower-cased regex) is a necessary condition: on
+    corpora texts every match of a pattern holds one of them, so the gate skips no match."""
+    from auditor.detectors._injection_patterns import PATTERNS
+
+    gated = [p for p in PATTERNS if p.required is not None]
+    assert len(gated) > 100
+    assert all(p.required for p in gated)
+    matches = 0
+    for p in train_texts()[::7]:
+        low = p.fact.lower()
+        for pat in gated:
+            for m in pat.regex.finditer(low):
+                matches += 1
+                assert any(word in m.group(0) for word in pat.required), (pat.id, m.group(0))
+    assert matches > 100

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor import safe_yaml
-from auditor.detectors._literals import LiteralSet
+from auditor.detectors._literals import LiteralSet, necessary_literals_by_case
 
 __all__ = [
     "ENTITIES",
@@ -95,6 +95,11 @@ class Pattern:
             escapes kept), 2-3 times faster than ``re.IGNORECASE``; for ``cased`` specs, the
             case-sensitive regex that runs on the text itself.
         fallback_source: the source of :attr:`fallback`; None for ``cased`` specs.
+        required: for a spec that is not ``cased``, literals one of which every match of
+            :attr:`regex` contains as written (read from the regex itself, see
+            :func:`auditor.detectors._literals.necessary_literals_by_case`): a lower-cased
+            text with none of them is not searched. Often more selective than the
+            ``needles`` ("system", "instruction" where the needle is "your"). None: unknown.
     """
 
     id: str
@@ -107,6 +112,7 @@ class Pattern:
     what: str
     also: tuple[str, ...] = ()
     cased_needles: bool = False
+    required: frozenset[str] | None = None
 
     @property
     def fallback(self) -> re.Pattern[str] | None:
@@ -221,12 +227,18 @@ def _compiled(spec: PatternSpec) -> Pattern:
     spec = replace(spec, regex=bounded(spec.regex))
     cased_needles = spec.cased and any(n != n.lower() for n in spec.needles)
     needles = spec.needles if cased_needles else tuple(n.lower() for n in spec.needles)
+    required: frozenset[str] | None = None
     if spec.cased:
         regex = re.compile(spec.regex, re.MULTILINE)
         fallback = None
     else:
         regex = re.compile(_lower_regex(spec.regex), re.MULTILINE)
         fallback = spec.regex  # compiled on first use (Pattern.fallback); the tests compile all
+        # the regex runs case-sensitively on the lower-cased text: its literals are there as
+        # written (none in a case-insensitive part, or the answer would need folding)
+        literals = necessary_literals_by_case(regex.pattern, regex.flags)
+        if literals is not None and not literals[0]:
+            required = literals[1]
     also = tuple(a.lower() for a in spec.also)
     return Pattern(
         spec.id,
@@ -239,6 +251,7 @@ def _compiled(spec: PatternSpec) -> Pattern:
         spec.what,
         also,
         cased_needles,
+        required,
     )
 
 
@@ -407,7 +420,8 @@ class NeedleIndex:
     """A pattern list's needles: the automata that find them, and which patterns need them.
 
     ``by_needle`` maps a needle to the positions of the patterns that have it among their
-    ``needles``; ``unconditional`` are the patterns without needles. A text's candidate
+    ``needles``; ``unconditional`` are the patterns without needles. ``lower`` also finds
+    the patterns' ``also`` words and ``required`` literals. A text's candidate
     patterns are then found from the needles present, not by testing every pattern.
     """
 
@@ -433,6 +447,7 @@ def needle_index(patterns: Sequence[Pattern]) -> NeedleIndex:
     for i, pat in enumerate(patterns):
         (cased if pat.cased_needles else lower).update(pat.needles)
         lower.update(pat.also)
+        lower.update(pat.required or ())
         if not pat.needles:
             unconditional.append(i)
         for needle in pat.needles:

@@ -311,7 +311,8 @@ class InjectionDetector(Detector):
         """Pattern hits in the normalised text (spans mapped back to the original).
 
         Every distinct needle is looked for once per text; a pattern runs its regex only
-        when one of its needles (and of its ``also`` words) is present.
+        when one of its needles (and of its ``also`` words) is present, and, on the
+        lower-cased text, one of the literals its regex requires (``Pattern.required``).
         """
         text = norm.text
         low = text.lower()
@@ -327,6 +328,8 @@ class InjectionDetector(Detector):
             if pat.fallback_source is None:
                 found = pat.regex.finditer(text)
             elif same_length:
+                if pat.required is not None and present.isdisjoint(pat.required):
+                    continue  # none of the literals every match of the regex holds
                 found = pat.regex.finditer(low)
             else:
                 found = ignorecase(pat.fallback_source).finditer(text)
