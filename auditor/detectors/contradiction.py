@@ -82,7 +82,7 @@ from auditor.detectors.base import DetectContext, Detection, Detector, MemoryVie
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
-from auditor.detectors.frame_pairs import different_things
+from auditor.detectors.frame_pairs import contrasted_attribute, different_things
 from auditor.detectors.frame_people import two_people
 from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_reading import read_pair
@@ -109,6 +109,8 @@ _ACROSS_RELATIONS = frozenset({"exclusive_choice", "negation"})
 #: Offline signals explained away when the frames read one relation of two different named
 #: things ("the meeting lasts 30 minutes" / "the standup lasts 15 minutes").
 _OTHER_THING_DROPS = frozenset({"slot_conflict", "numeric_conflict", "date_conflict"})
+#: Signals of two values of one attribute (not traits, negations or rules).
+_VALUE_ENTITIES = _OTHER_THING_DROPS | {"value_conflict"}
 #: Frame blocking: each memory meets this many latest earlier memories per frame key.
 _FRAME_NEIGHBOURS = 8
 #: Frame signals below this score are candidates for the LLM judge only.
@@ -585,8 +587,13 @@ def _with_frames(
         signals = [s for s in signals if s.entity not in _OTHER_THING_DROPS]
     if signals and dated_events_apart(older, newer):
         signals = [s for s in signals if s.entity != "slot_conflict"]  # a history of moves
+    frame_signals = [s for s in reading.signals if weak or s.score >= _WEAK_FRAME]
+    if (signals or frame_signals) and contrasted_attribute(older, newer):
+        # "60 euros instead of his standard rate": two attributes' values
+        signals = [s for s in signals if s.entity not in _VALUE_ENTITIES]
+        frame_signals = [s for s in frame_signals if s.entity not in _VALUE_ENTITIES]
     # the older checks' typed evidence stays first (its entity names the rule that fires)
-    return [*signals, *(s for s in reading.signals if weak or s.score >= _WEAK_FRAME)]
+    return [*signals, *frame_signals]
 
 
 def _lasting_past(signal: Signal, older: str, newer: str) -> bool:

@@ -35,6 +35,7 @@ from auditor.detectors.frame_relations import same_relation
 from auditor.detectors.frame_roles import owner_apart
 
 __all__ = [
+    "contrasted_attribute",
     "different_things",
     "relation_swapped",
     "substituted_value",
@@ -180,3 +181,43 @@ def typed_restatement(a_text: str, b_text: str) -> bool:
             if verdict is not None and verdict.kind == "restatement":
                 return True
     return False
+
+
+#: words that set a value against another attribute ("60 euros instead of his standard rate")
+_CONTRAST_PHRASES = (("instead", "of"), ("rather", "than"))
+#: the most words read after "instead of" for the attribute it names
+_CONTRAST_WORDS = 4
+
+
+def contrasted_attribute(a_text: str, b_text: str) -> bool:
+    """Whether one fact sets its value against the attribute the other one gives ("For
+    emergency call-outs he charges 60 euros an hour instead of his standard rate" / "His
+    standard rate is 45 euros an hour"): the words after "instead of" or "rather than" name
+    the other fact's head, so the two values belong to two attributes. Words that name the
+    other's value instead ("uses vim instead of emacs" / "uses emacs") are a denied
+    alternative, not this."""
+    for x, y in ((a_text, b_text), (b_text, a_text)):
+        named = _contrasted_words(x)
+        if named and any(named & f.head for f in frames_of(y)):
+            return True
+    return False
+
+
+def _contrasted_words(text: str) -> frozenset[str]:
+    """The content keys of the words after "instead of" / "rather than" (up to four)."""
+    toks = _tokens(text)
+    lows = [t.low for t in toks]
+    skip = _not_values()
+    for i in range(len(toks) - 1):
+        if (lows[i], lows[i + 1]) in _CONTRAST_PHRASES:
+            after = toks[i + 2 : i + 2 + _CONTRAST_WORDS]
+            return frozenset(
+                t.key
+                for t in after
+                if len(t.key) > 2 and t.low not in skip and t.low not in _POSSESSIVE_WORDS
+            )
+    return frozenset()
+
+
+#: possessive determiners before the contrasted attribute ("his standard rate")
+_POSSESSIVE_WORDS = frozenset({"his", "her", "their", "my", "our", "your", "its"})
