@@ -84,6 +84,7 @@ from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import contrasted_attribute, different_things
 from auditor.detectors.frame_people import two_people
+from auditor.detectors.frame_pets import pet_keys
 from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_reading import read_pair
 from auditor.detectors.frame_stance import stance_keys
@@ -268,6 +269,7 @@ class ContradictionDetector(Detector):
             frames = [k for fr in frames_of(m.fact) for k in frame_keys(fr)]
             frames.extend(stance_keys(m.fact))
             frames.extend(preference_keys(m.fact))
+            frames.extend(pet_keys(m.fact))
             denied = denied_index_keys(m.fact)
         prof = self.profile(m.fact, m.content_hash)
         if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)

@@ -19,6 +19,7 @@ from auditor.detectors._frame_types import FrameVerdict
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
+from auditor.detectors.frame_pets import two_pet_names
 from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
 from auditor.detectors.frame_schedule import never_every
 from auditor.detectors.frame_stance import opposite_stances
@@ -57,6 +58,7 @@ _REASONS = {
     "denied": "one memory rules out, as an alternative, the value the other one gives",
     "stance": "one memory says the subject likes what the other says they dislike",
     "preference": "the two memories state the same preference in opposite order",
+    "pet_name": "the two memories give one pet two names",
 }
 
 
@@ -195,4 +197,5 @@ _WHOLE_FACT_CHECKS: tuple[tuple[Callable[[str, str], bool], str, str, str], ...]
     (opposite_stances, "value_conflict", "stance", "frame:stance"),
     (reversed_preferences, "value_conflict", "preference", "frame:preference"),
     (never_every, "rule_conflict", "never_every", "frame:schedule"),
+    (two_pet_names, "value_conflict", "pet_name", "frame:pet_name"),
 )
