@@ -120,7 +120,8 @@ def test_judge_only_fields_are_read_on_demand_and_equal_the_readers() -> None:
     cues = profile_mod.cue_sets_for(lex)
     text = "Since 3 March 2024 I don't run more than 5 km after 18:00 at work, says Anna Berg."
     prof = profile_mod.build_profile(text, lex, cues)
-    lazy = ("dates", "numbers", "negations", "scopes", "universal", "hedged", "ko_roots", "proper")
+    lazy = ("dates", "numbers", "negations", "scopes", "scope_spans", "universal", "hedged")
+    lazy = (*lazy, "ko_roots", "proper")
     assert not set(lazy) & set(vars(prof))
     tokens = text_mod._tokens(text)
     dates = quantities_mod._dates(text, tokens)
@@ -130,7 +131,8 @@ def test_judge_only_fields_are_read_on_demand_and_equal_the_readers() -> None:
         quantities_mod._times(text, tokens)
     )
     assert prof.negations == text_mod._negations(text, tokens, False) and prof.negated
-    assert prof.scopes == profile_mod._scopes(text, lex)
+    assert prof.scope_spans == profile_mod._scopes(text, lex)
+    assert prof.scopes == frozenset({"work"})
     assert prof.proper == profile_mod._proper_words(text, tokens) and prof.proper
     ko = profile_mod.build_profile("서울에 살지 않는다", lex, cues)
     assert ko.ko_roots and ko.negations

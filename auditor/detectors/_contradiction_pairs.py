@@ -137,14 +137,20 @@ def _fuzzy_in(word: str, pool: frozenset[str]) -> bool:
     return False
 
 
-def _scope_penalty(a: Profile, b: Profile) -> tuple[float, str | None, bool]:
-    """(penalty, note, compatible) for two statements' scopes."""
-    if a.scopes and b.scopes and not (a.scopes & b.scopes):
+def _scope_penalty(
+    a: Profile,
+    b: Profile,
+    scopes: tuple[frozenset[str], frozenset[str]] | None = None,
+) -> tuple[float, str | None, bool]:
+    """(penalty, note, compatible) for two statements' scopes (``scopes``: the scopes to
+    compare instead of the whole facts', e.g. those of the clauses a trait is told in)."""
+    sa, sb = scopes if scopes is not None else (a.scopes, b.scopes)
+    if sa and sb and not (sa & sb):
         if not (a.universal or b.universal):
             return 0.0, "different scopes", True
         return PENALTIES["one_scoped"], "different scopes, one universal", False
-    if bool(a.scopes) != bool(b.scopes):
-        unscoped = b if a.scopes else a
+    if bool(sa) != bool(sb):
+        unscoped = b if sa else a
         if not unscoped.universal:
             return PENALTIES["one_scoped"], "one statement is scoped", False
     return 0.0, None, False
@@ -236,7 +242,13 @@ def _trait_signals(a: Profile, b: Profile, lex: Lexicon) -> list[Signal]:
             continue
         if sides_a == {"a", "b"} or sides_b == {"a", "b"}:
             continue  # one memory holds both: it explains itself ("vegetarian, but eats fish")
-        penalty, scope_note, compatible = _scope_penalty(a, b)
+        # the scopes of the clauses that tell the trait ("an only child; his parents live
+        # in Gimhae": Gimhae is where the parents live)
+        near = (
+            frozenset().union(*(a.scopes_near(t.start, t.end) for t in ta)),
+            frozenset().union(*(b.scopes_near(t.start, t.end) for t in tb)),
+        )
+        penalty, scope_note, compatible = _scope_penalty(a, b, near)
         if compatible:
             continue
         penalty += _hedge_penalty(a, b)

@@ -186,7 +186,26 @@ class Profile:
     @functools.cached_property
     def scopes(self) -> frozenset[str]:
         """Where a statement holds ("at work", "for side projects")."""
+        return frozenset(scope for scope, _s, _e in self.scope_spans)
+
+    @functools.cached_property
+    def scope_spans(self) -> tuple[tuple[str, int, int], ...]:
+        """The scopes with the character span each was read from."""
         return _scopes(self.text, self.lex)
+
+    def scopes_near(self, start: int, end: int) -> frozenset[str]:
+        """The scopes read in the clause of the characters ``start:end`` ("Seojun is an only
+        child; his parents live in Gimhae": Gimhae scopes where the parents live, not the
+        only child)."""
+        if not self.scope_spans:
+            return frozenset()
+        first = token_at(self.tokens, start)
+        if first >= len(self.tokens):
+            return self.scopes
+        clause = self.tokens[first].clause
+        inside = [t for t in self.tokens if t.clause == clause]
+        lo, hi = inside[0].start, inside[-1].end
+        return frozenset(scope for scope, s, e in self.scope_spans if s < hi and e > lo)
 
     @functools.cached_property
     def name_skeletons(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -616,8 +635,8 @@ def _ko_is_not(tokens: Sequence[Token], last: int) -> bool:
     )
 
 
-def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
-    scopes: set[str] = set()
+def _scopes(text: str, lex: Lexicon) -> tuple[tuple[str, int, int], ...]:
+    scopes: list[tuple[str, int, int]] = []
     folded: str | None = None
     for pattern, gate in zip(lex.scope_patterns, lex.scope_gates, strict=True):
         if gate is not None:
@@ -653,8 +672,8 @@ def _scopes(text: str, lex: Lexicon) -> frozenset[str]:
                 "집에서": "home",
                 "레거시": "legacy",
             }.get(scope, scope)
-            scopes.add(scope)
-    return frozenset(scopes)
+            scopes.append((scope, m.start("scope"), m.end("scope")))
+    return tuple(scopes)
 
 
 def _question_answer(text: str, lex: Lexicon) -> QuestionAnswer | None:
