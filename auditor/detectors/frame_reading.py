@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_pairs import PairSignal, Signal
-from auditor.detectors._frame_types import FrameVerdict
+from auditor.detectors._frame_types import Frame, FrameVerdict
+from auditor.detectors._frame_words import _tokens
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
@@ -91,6 +92,8 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
             verdict = compare_frames(fa, fb)
             if verdict is None:
                 continue
+            if verdict.kind == "value" and _told_by_both(fa, fb, older_text, newer_text):
+                verdict = FrameVerdict("restatement", 0.0, "text", fa.span, fb.span)
             if verdict.kind == "restatement":
                 restatement = True
             elif verdict.kind == "compatible":
@@ -118,6 +121,28 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
         modal and not signals,
         compatible == {"relation"} and not signals,
     )
+
+
+def _told_by_both(fa: Frame, fb: Frame, older_text: str, newer_text: str) -> bool:
+    """Whether each frame's own values are words of the other fact too (a hyphenated value
+    by its parts): one fact cut its value short at a comma, the other told it in another
+    order ("works a four-on, four-off rota of 12-hour shifts" / "works 12-hour shifts,
+    four days on and four days off"), so the values do not differ."""
+    words_a, words_b = _words(older_text), _words(newer_text)
+    only_a, only_b = fa.values - fb.values, fb.values - fa.values
+
+    def within(values: frozenset[str], words: frozenset[str]) -> bool:
+        return all(part in words for v in values for part in v.split("-") if part)
+
+    return bool(only_a or only_b) and within(only_a, words_b) and within(only_b, words_a)
+
+
+def _words(text: str) -> frozenset[str]:
+    """A fact's word keys and lower-case words, hyphenated words also by their parts."""
+    out: set[str] = set()
+    for t in _tokens(text):
+        out.update((t.key, t.low, *t.low.split("-"), *t.key.split("-")))
+    return frozenset(out)
 
 
 #: a frame verdict at least this strong needs no other reading (the rules' min_score)
