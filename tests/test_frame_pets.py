@@ -16,6 +16,7 @@ from auditor.testing import subject_views
         ("Jonas adopted a beagle called Otto last spring.", "Jonas's beagle is called Rufus."),
         ("Hana's cat is called Miso.", "하나의 고양이 이름은 두부다."),
         ("하나는 고양이를 키우고 이름은 보리다.", "하나의 고양이 이름은 콩이다."),
+        ("도윤은 초코라는 이름의 푸들을 키운다.", "도윤의 개는 보리라는 두 살짜리 비숑이다."),
         (
             "Hana has one rabbit, named Clover.",
             "하나가 키우는 토끼는 한 마리뿐이고, 이름은 솜이다.",
@@ -37,6 +38,11 @@ def test_one_pet_told_by_two_names(older: str, newer: str) -> None:
         ("Hana's cat is called Miso.", "하나의 고양이 이름은 미소다."),  # one name, two scripts
         ("하나는 반려견을 키운다.", "하나의 반려견 이름은 몽이다."),  # one name only
         ("Tom's son is named Eli.", "Tom's son is called Ari."),  # no pet
+        (
+            "도윤은 코코라는 카페에서 강아지를 봤다.",
+            "도윤의 강아지 이름은 몽이다.",
+        ),  # a café's name
+        ("도윤은 페퍼라는 이름의 푸들을 키운다.", "Doyun has a poodle called Pepper."),  # too short
     ],
 )
 def test_names_of_other_pets_or_one_name(older: str, newer: str) -> None:

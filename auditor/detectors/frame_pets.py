@@ -33,6 +33,10 @@ _WINDOW = 8
 
 _EN_NAMED = re.compile(r"\b(?:named|called)\s+(?P<name>[A-Z][^\W\d_]+)")
 _KO_NAMED = re.compile(r"이름은\s*(?P<name>[가-힣A-Za-z]+)")
+#: "페퍼라는 이름의 보더콜리", "비스킷이라는 세 살짜리 스패니얼": a name before 라는
+_KO_CALLED = re.compile(r"(?P<name>[가-힣A-Za-z]+?)(?:이)?라는(?=\s)")
+#: how many words after "X라는" may come before the pet word
+_CALLED_WINDOW = 4
 #: copula endings after a Korean name ("나비다", "몽이에요", "처트니라고")
 _KO_COPULA = ("이에요", "입니다", "이야", "이다", "예요", "라고", "야", "다")
 #: words that make a pet the only one or a known one
@@ -66,24 +70,35 @@ def _kind_of(words: list[str]) -> str | None:
     by_word, generic = _kinds()
     for w in reversed(words):
         for word, kind in by_word.items():
-            if w == word or (_is_hangul(w) and w.startswith(word)):
+            if w == word or (_is_hangul(w) and _ko_contains(w, word)):
                 return kind
         if w in generic or any(_is_hangul(w) and w.startswith(g) for g in generic):
             return ""
     return None
 
 
+def _ko_contains(w: str, word: str) -> bool:
+    """A Korean pet word in a word: at its start, or inside it when two syllables or more
+    ("보더콜리를" holds 콜리)."""
+    return w.startswith(word) or (len(word) >= 2 and _is_hangul(word) and word in w)  # noqa: PLR2004
+
+
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _pet_names(text: str) -> tuple[_PetName, ...]:
     """The pets one fact names, or () when it speaks of several animals."""
     low = text.lower()
-    if "named" not in low and "called" not in low and "이름은" not in text:
+    if "named" not in low and "called" not in low and "이름은" not in text and "라는" not in text:
         return ()
     toks = _tokens(text)
     words = [t.low for t in toks]
     if not _EN_SEVERAL.isdisjoint(words) or any(s in text for s in _KO_SEVERAL):
         return ()
     out: list[_PetName] = []
+    for m in _KO_CALLED.finditer(text):
+        after = [t.low for t in toks if t.start > m.end()][:_CALLED_WINDOW]
+        kind = _ko_called_kind(after)
+        if kind is not None and not _someone_elses(words):
+            out.append(_PetName(kind, _folded_name(m.group("name"), True), True))
     for m in (*_EN_NAMED.finditer(text), *_KO_NAMED.finditer(text)):
         before = [t for t in toks if t.end <= m.start()][-_WINDOW:]
         korean = m.group(0).startswith("이름")
@@ -100,6 +115,35 @@ def _pet_names(text: str) -> tuple[_PetName, ...]:
         unique = unique or any(u in text for u in _KO_UNIQUE)
         out.append(_PetName(kind, name, unique))
     return tuple(out)
+
+
+def _ko_called_kind(after: list[str]) -> str | None:
+    """The kind of the pet "X라는" names: "이름의" then a pet word, or a pet word within a few
+    words with no place between ("코코라는 카페에서 강아지를": a café's name)."""
+    for i, w in enumerate(after):
+        if w.endswith(("에서", "에")) or (
+            i == 0 and not w.startswith("이름") and _kind_of([w]) is None and not _ko_age(w)
+        ):
+            return None
+        kind = _kind_of([w])
+        if kind is not None:
+            return kind
+    return None
+
+
+def _ko_age(word: str) -> bool:
+    """An age or size before a pet ("세 살짜리", "두 살", "작은")."""
+    return word in (
+        "한",
+        "두",
+        "세",
+        "네",
+        "다섯",
+        "작은",
+        "큰",
+        "하얀",
+        "검은",
+    ) or word.startswith(("살", "짜리"))
 
 
 def _someone_elses(words: list[str]) -> bool:
@@ -130,8 +174,10 @@ def _same_name(a: str, b: str) -> bool:
     if _is_hangul(a) == _is_hangul(b):
         return False
     ko, en = (a, b) if _is_hangul(a) else (b, a)
-    skeleton = hangul_skeleton(ko)
-    return skeleton is not None and skeleton in latin_skeletons(en)
+    skeleton, readings = hangul_skeleton(ko), latin_skeletons(en)
+    if skeleton is None or not readings:
+        return True  # too short to tell ("페퍼" / "Pepper" is one consonant class): no conflict
+    return skeleton in readings
 
 
 def two_pet_names(a_text: str, b_text: str) -> bool:
