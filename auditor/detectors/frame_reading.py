@@ -20,6 +20,7 @@ from auditor.detectors._frame_words import _tokens
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative
+from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
 from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
 from auditor.detectors.frame_schedule import never_every
@@ -172,7 +173,11 @@ def _verdict_signal(best: FrameVerdict) -> Signal:
 
 def _other_signal(older_text: str, newer_text: str) -> Signal | None:
     """A conflict the frame pairs do not read: one event told in other words, a value ruled
-    out as an alternative, "never on D" against "every day"."""
+    out as an alternative, "never on D" against "every day". None for a fact about a
+    relative the other never names ("Ola's husband bought a new car" / "Ola has never
+    owned a car")."""
+    if about_a_relative_apart(older_text, newer_text):
+        return None
     anchored = _anchored(older_text, newer_text)
     if anchored is not None:
         return Signal(
