@@ -445,14 +445,20 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     # after all that (first score 0.160), 6 of 22, whose false alarm, "has been" read as one
     # thing denied and stated, was fixed; heldout-18, written blind for false alarms, none
     # at its first score (the session-start code raised two), 4 of 10 found; fifth session:
-    # heldout-19, written blind (first score 0.261, 3 of 20), 10 of 20 after "only on D",
-    # "every morning", a rule at a person's place, lasting traits, Korean negated lists and
-    # handedness; its duplicate false alarm, closed on Sundays / open all week, fixed)
-    halves = (("heldout", 14), ("heldout-2", 8), ("heldout-4", 17), ("heldout-7", 13))
+    # heldout-19, written blind (first score 0.261, 3 of 20), 12 of 20 after "only on D",
+    # "every morning", a rule at a person's place, lasting traits, Korean negated lists,
+    # handedness and pet names; its duplicate false alarm, closed on Sundays / open all
+    # week, fixed; heldout-20, written blind after the first round (first score 0.545, 9 of
+    # 20 with four false alarms, another named person's habit, "비건은 아니라서", an oat-milk
+    # latte and a rate "instead of his standard rate", all fixed), 12; heldout-21, written
+    # blind after the second (first score 0.385, 5 of 20 with one false alarm, a shift
+    # pattern told in two orders, fixed), 8; heldout-7 15 (a pet's two names, car makes))
+    halves = (("heldout", 14), ("heldout-2", 8), ("heldout-4", 17), ("heldout-7", 15))
     halves = (*halves, ("heldout-8", 11), ("heldout-9", 6))
     later = (("heldout-10", 12), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
     later = (*later, ("heldout-14", 6), ("heldout-15", 10), ("heldout-16", 14))
-    later = (*later, ("heldout-17", 6), ("heldout-18", 4), ("heldout-19", 10))
+    later = (*later, ("heldout-17", 6), ("heldout-18", 4), ("heldout-19", 12))
+    later = (*later, ("heldout-20", 12), ("heldout-21", 8))
     for half, found in (*halves, *later):
         report = evaluate_corpus(STORE / half, engine, load_settings(), split="all")
         pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
