@@ -432,18 +432,12 @@ def _workers_scan(
     )
     db.dispose()
     say(f"{name}: memaudit scan --full --workers {workers}, a process of its own ...")
-    env = {**os.environ, "MEMAUDIT_DATABASE_URL": url, "MEMAUDIT_LOG_LEVEL": "warning"}
     command = [sys.executable, "-m", "auditor", "scan", "--full", "--json", "--no-progress"]
     command += ["--workers", str(workers), "--rules", str(pack.root)]
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    took = time.perf_counter() - started
-    if done.returncode != 0:
-        note = f"{name}: the scan with {workers} workers failed (exit {done.returncode})"
-        say(note)
-        result.notes.append(note)
+    ran = _scan_command(result, command, url, f"{name}: the scan with {workers} workers", say)
+    if ran is None:
         return
-    summary = json.loads(done.stdout)
+    summary, took = ran
     scan_s = float(summary.get("duration_s") or took)
     findings = int(summary.get("findings_new", -1))
     single = int(result.figures.get(f"{name}_findings", -1))
@@ -481,6 +475,24 @@ def _workers_scan(
     _cold_incremental(result, name, records, settings, url, tmp, again, took, say)
 
 
+def _scan_command(
+    result: BenchResult, command: list[str], url: str, what: str, say: Say
+) -> tuple[dict[str, Any], float] | None:
+    """Run a ``memaudit scan --json`` command on the store at ``url``: its summary and wall
+    seconds, or None (said, and noted in the result) when it failed."""
+    env = {**os.environ, "MEMAUDIT_DATABASE_URL": url, "MEMAUDIT_LOG_LEVEL": "warning"}
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        note = f"{what} failed (exit {done.returncode})"
+        say(note)
+        result.notes.append(note)
+        return None
+    summary: dict[str, Any] = json.loads(done.stdout)
+    return summary, took
+
+
 def _cold_incremental(  # noqa: PLR0913 - one step's inputs
     result: BenchResult,
     name: str,
@@ -501,16 +513,10 @@ def _cold_incremental(  # noqa: PLR0913 - one step's inputs
     _change_one_percent(db, records, settings, tmp)
     db.dispose()
     say(f"{name}: memaudit scan after 1% changed, a process of its own ...")
-    env = {**os.environ, "MEMAUDIT_DATABASE_URL": url, "MEMAUDIT_LOG_LEVEL": "warning"}
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    took = time.perf_counter() - started
-    if done.returncode != 0:
-        note = f"{name}: the incremental scan command failed (exit {done.returncode})"
-        say(note)
-        result.notes.append(note)
+    ran = _scan_command(result, command, url, f"{name}: the incremental scan command", say)
+    if ran is None:
         return
-    summary = json.loads(done.stdout)
+    summary, took = ran
     scan_s = float(summary.get("duration_s") or took)
     result.add(
         name,
