@@ -86,6 +86,7 @@ from auditor.detectors.frame_pairs import contrasted_attribute, different_things
 from auditor.detectors.frame_people import two_people
 from auditor.detectors.frame_pets import pet_keys
 from auditor.detectors.frame_preferences import preference_keys
+from auditor.detectors.frame_rates import rate_keys
 from auditor.detectors.frame_reading import read_pair
 from auditor.detectors.frame_stance import stance_keys
 from auditor.detectors.prefilter import fold
@@ -270,6 +271,7 @@ class ContradictionDetector(Detector):
             frames.extend(stance_keys(m.fact))
             frames.extend(preference_keys(m.fact))
             frames.extend(pet_keys(m.fact))
+            frames.extend(rate_keys(m.fact))
             denied = denied_index_keys(m.fact)
         prof = self.profile(m.fact, m.content_hash)
         if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)

@@ -23,6 +23,7 @@ from auditor.detectors.frame_denials import denied_alternative
 from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
 from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
+from auditor.detectors.frame_rates import other_rates
 from auditor.detectors.frame_schedule import never_every
 from auditor.detectors.frame_stance import opposite_stances
 
@@ -61,6 +62,7 @@ _REASONS = {
     "stance": "one memory says the subject likes what the other says they dislike",
     "preference": "the two memories state the same preference in opposite order",
     "pet_name": "the two memories give one pet two names",
+    "rate": "the two memories say one activity happens at two different rates",
 }
 
 
@@ -228,4 +230,5 @@ _WHOLE_FACT_CHECKS: tuple[tuple[Callable[[str, str], bool], str, str, str], ...]
     (reversed_preferences, "value_conflict", "preference", "frame:preference"),
     (never_every, "rule_conflict", "never_every", "frame:schedule"),
     (two_pet_names, "value_conflict", "pet_name", "frame:pet_name"),
+    (other_rates, "value_conflict", "rate", "frame:rate"),
 )
