@@ -82,7 +82,11 @@ from auditor.detectors.base import DetectContext, Detection, Detector, MemoryVie
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
-from auditor.detectors.frame_pairs import contrasted_attribute, different_things
+from auditor.detectors.frame_pairs import (
+    compared_values,
+    contrasted_attribute,
+    different_things,
+)
 from auditor.detectors.frame_people import two_people
 from auditor.detectors.frame_pets import pet_keys
 from auditor.detectors.frame_preferences import preference_keys
@@ -592,8 +596,10 @@ def _with_frames(
     if signals and dated_events_apart(older, newer):
         signals = [s for s in signals if s.entity != "slot_conflict"]  # a history of moves
     frame_signals = [s for s in reading.signals if weak or s.score >= _WEAK_FRAME]
-    if (signals or frame_signals) and contrasted_attribute(older, newer):
-        # "60 euros instead of his standard rate": two attributes' values
+    if (signals or frame_signals) and (
+        contrasted_attribute(older, newer) or compared_values(older, newer)
+    ):
+        # "60 euros instead of his standard rate", "is dearer: 12 euros": two things' values
         signals = [s for s in signals if s.entity not in _VALUE_ENTITIES]
         frame_signals = [s for s in frame_signals if s.entity not in _VALUE_ENTITIES]
     # the older checks' typed evidence stays first (its entity names the rule that fires)

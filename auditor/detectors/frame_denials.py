@@ -29,7 +29,7 @@ from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_k
 from auditor.detectors.contradiction_frames import frames_of, text_modality
 from auditor.detectors.frame_people import another_person
 
-__all__ = ["Denial", "denied_alternative", "denied_index_keys"]
+__all__ = ["Denial", "denied_alternative", "denied_index_keys", "on_occasion"]
 
 #: ", not Y" / ", never Y" / "instead of Y" / "rather than Y", and a tool given up: "no
 #: longer uses Y", "stopped using Y", "switched away from Y" (a preposition and an article
@@ -124,6 +124,8 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
     if text_modality(older) != "current" or text_modality(newer) != "current":
         return None
     for neg_text, pos_text, newer_denies in ((newer, older, True), (older, newer, False)):
+        if on_occasion(neg_text):
+            continue  # "비 오는 날에는 지하철 대신 택시": an exception, not a denial
         pos = _tokens(pos_text)
         own = {keys[0] for keys, _span in _alternatives(pos_text)}  # both deny it: agreed
         for keys, span in _alternatives(neg_text):
@@ -137,6 +139,17 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
             if had is not None and not _ko_lacks(pos_text) and not _other_person(older, newer):
                 return Denial(newer_denies, span, had)
     return None
+
+
+#: words that limit a statement to an occasion or a condition ("on rainy days", "비 오는
+#: 날에는", "when it snows")
+_OCCASION_EN = re.compile(r"\b(?:when|whenever|if|unless|on (?:rainy|snowy|busy|hot|cold) days)\b")
+_OCCASION_KO = re.compile(r"(?:날에는|날엔|때는|때엔|경우에는|(?<![가-힣])[가-힣]*면\s)")
+
+
+def on_occasion(text: str) -> bool:
+    """Whether a fact limits what it says to an occasion or a condition."""
+    return bool(_OCCASION_EN.search(text.lower()) or _OCCASION_KO.search(text))
 
 
 def _ko_lacks(text: str) -> list[tuple[str, tuple[int, int]]]:

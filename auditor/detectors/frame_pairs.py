@@ -21,6 +21,7 @@ Both read the frames of :mod:`auditor.detectors.contradiction_frames`.
 from __future__ import annotations
 
 import functools
+import re
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_types import Frame
@@ -35,6 +36,7 @@ from auditor.detectors.frame_relations import same_relation
 from auditor.detectors.frame_roles import owner_apart
 
 __all__ = [
+    "compared_values",
     "contrasted_attribute",
     "different_things",
     "relation_swapped",
@@ -217,6 +219,20 @@ def _contrasted_words(text: str) -> frozenset[str]:
                 if len(t.key) > 2 and t.low not in skip and t.low not in _POSSESSIVE_WORDS
             )
     return frozenset()
+
+
+#: words that compare two things' values ("is dearer: 12 euros for the same jar")
+_COMPARATIVES = re.compile(
+    r"\b(?:dearer|cheaper|pricier|costlier|(?<!no )longer|shorter|(?:more|less) expensive)\b"
+    r"|더\s*(?:비싸|싸|저렴|길|짧)"
+)
+
+
+def compared_values(a_text: str, b_text: str) -> bool:
+    """Whether one fact gives its value as a comparison with another thing's ("Her
+    lavender honey is dearer: 12 euros"): its number belongs to the thing compared, not to
+    the other fact's."""
+    return bool(_COMPARATIVES.search(a_text.lower()) or _COMPARATIVES.search(b_text.lower()))
 
 
 #: possessive determiners before the contrasted attribute ("his standard rate")

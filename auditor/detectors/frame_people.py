@@ -158,8 +158,29 @@ def about_a_relative_apart(a_text: str, b_text: str) -> bool:
     for x, y in ((a_text, b_text), (b_text, a_text)):
         relative = _opening_relative(x)
         if relative and not _names_relative(y, relative):
+            name = _relative_name(x, relative)
+            if name and name in y:
+                continue  # "루시아의 파트너 하비에르는 ..." / "하비에르는 ...": the partner, named
             return True
     return False
+
+
+def _relative_name(text: str, relative: str) -> str:
+    """The name a relative is given in apposition ("my partner Sam", "파트너 하비에르는"), as
+    written, or ""."""
+    toks = _tokens(text)
+    for i, t in enumerate(toks[:-1]):
+        hit = t.low.startswith(relative) if _is_hangul(relative) else stem(t.low) == relative
+        if not hit:
+            continue
+        nxt = toks[i + 1]
+        raw = text[nxt.start : nxt.end]
+        if _is_hangul(raw) and raw.endswith(_KO_SUBJECT_PARTICLES) and len(raw) >= 3:  # noqa: PLR2004
+            return raw[:-1]
+        if raw[:1].isupper() and raw.isalpha():
+            return raw
+        return ""
+    return ""
 
 
 def _names_relative(text: str, relative: str) -> bool:

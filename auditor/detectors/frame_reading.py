@@ -19,7 +19,7 @@ from auditor.detectors._frame_types import Frame, FrameVerdict
 from auditor.detectors._frame_words import _tokens
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
 from auditor.detectors.frame_anchors import anchored_typed
-from auditor.detectors.frame_denials import denied_alternative
+from auditor.detectors.frame_denials import denied_alternative, on_occasion
 from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
 from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
@@ -90,6 +90,7 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
     best: FrameVerdict | None = None
     restatement = False
     compatible: set[str] = set()  # why frames were compatible: relation, modality, scope
+    occasion = on_occasion(older_text) != on_occasion(newer_text)  # one of them an exception
     for fa in frames_of(older_text):
         for fb in frames_of(newer_text):
             verdict = compare_frames(fa, fb)
@@ -97,6 +98,9 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
                 continue
             if verdict.kind == "value" and _told_by_both(fa, fb, older_text, newer_text):
                 verdict = FrameVerdict("restatement", 0.0, "text", fa.span, fb.span)
+            elif verdict.kind in ("value", "typed") and occasion:
+                # "눈 오는 날에는 지하철 대신 버스": an exception on an occasion, not the rule
+                verdict = FrameVerdict("compatible", 0.0, "scope", fa.span, fb.span)
             if verdict.kind == "restatement":
                 restatement = True
             elif verdict.kind == "compatible":
