@@ -453,13 +453,16 @@ def test_store_fixture_no_false_alarm_between_facts_of_one_person() -> None:
     # latte and a rate "instead of his standard rate", all fixed), 15 (three by the rates
     # of one activity); heldout-21, written
     # blind after the second (first score 0.385, 5 of 20 with one false alarm, a shift
-    # pattern told in two orders, fixed), 8; heldout-7 15 (a pet's two names, car makes))
+    # pattern told in two orders, fixed), 8; heldout-7 15 (a pet's two names, car makes);
+    # heldout-22, written blind after the third round (first score 0.500, 7 of 20 with four
+    # false alarms: two honeys' prices, a partner's meat, a rainy-day exception, and an
+    # allergy told in a flatmate's sentence, which the writer did not label), 8)
     halves = (("heldout", 14), ("heldout-2", 8), ("heldout-4", 17), ("heldout-7", 15))
     halves = (*halves, ("heldout-8", 11), ("heldout-9", 6))
     later = (("heldout-10", 12), ("heldout-11", 8), ("heldout-12", 6), ("heldout-13", 10))
     later = (*later, ("heldout-14", 6), ("heldout-15", 10), ("heldout-16", 14))
     later = (*later, ("heldout-17", 6), ("heldout-18", 4), ("heldout-19", 12))
-    later = (*later, ("heldout-20", 15), ("heldout-21", 8))
+    later = (*later, ("heldout-20", 15), ("heldout-21", 8), ("heldout-22", 8))
     for half, found in (*halves, *later):
         report = evaluate_corpus(STORE / half, engine, load_settings(), split="all")
         pairs = next(s for s in report.scores if s.label == "contradiction_pairs")
