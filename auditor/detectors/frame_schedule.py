@@ -1,5 +1,7 @@
 """Days a fact rules out or says something recurs on: "never on D" against "every day" or
-"every D" (:func:`never_every`), one of the frames' rule-conflict checks.
+"every D", and "only on D" (Korean "-에만") against another day or "every morning"
+(:func:`never_every`), one of the frames' rule-conflict checks. "Closed" and Korean closing
+words ("문을 닫다", "휴무") rule days out of opening.
 
 The cue words (never words, every-day phrases, weekday and weekend words, generic verbs)
 are data: ``auditor/detectors/data/contradiction_frames.json``.
