@@ -79,10 +79,17 @@ class _Rate:
     activity: str  # the activity's key ("run", "클라")
 
 
+#: a fact without any of these words gives no rate (most facts: read no further)
+_GATE = re.compile(
+    r"\b(?:once|twice|thrice|times|every|each|daily|per|a week|a month|a day|a year)\b"
+    r"|번|회|매주|마다|매일|날마다|일주일|내내"
+)
+
+
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _rate(text: str) -> _Rate | None:
     """The one rate a fact gives, with its activity words, or None (see the module)."""
-    if text_modality(text) != "current":
+    if not _GATE.search(text.lower()) or text_modality(text) != "current":
         return None
     toks = _tokens(text)
     lows = [t.low for t in toks]
