@@ -133,13 +133,16 @@ def ko_named_relative_view(toks: Sequence[Tok]) -> Sequence[Tok] | None:
 #: How many words may open a fact before the relative it is about ("Marcus's younger
 #: sister", "지우의 남편은").
 _OPENING = 4
+#: How much of a fact its opening words are read from (a long fact is not tokenised whole
+#: for them)
+_OPENING_CHARS = 120
 
 
 def _opening_relative(text: str) -> str:
     """The relative a fact opens with, as its subject ("Marcus's younger sister is getting
     married ...", "Her son starts school ...", "지우의 남편은 ..."), or ""."""
     en, ko = relatives()
-    for t in _tokens(text)[:_OPENING]:
+    for t in _tokens(text[:_OPENING_CHARS])[:_OPENING]:
         if t.low in (",", ":", "(", ")"):
             break
         if _is_hangul(t.low):
@@ -214,7 +217,7 @@ def _opening_name(text: str) -> str | None:
     perhaps after an adverb ("Elena is ...", "Tomás never drinks ..."; not "Write a ...",
     "Releases of ..."), or a Korean word of two to four syllables with a subject or topic
     particle that is no relative and no adverbial topic ("토마스는 ...")."""
-    toks = _tokens(text)
+    toks = _tokens(text[:_OPENING_CHARS])
     if len(toks) < 2:  # noqa: PLR2004 - a name and what it does
         return None
     first = toks[0]

@@ -182,8 +182,13 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
     out as an alternative, "never on D" against "every day". None for a fact about a
     relative the other never names ("Ola's husband bought a new car" / "Ola has never
     owned a car")."""
-    if about_a_relative_apart(older_text, newer_text):
-        return None
+    signal = _first_other_signal(older_text, newer_text)
+    if signal is not None and about_a_relative_apart(older_text, newer_text):
+        return None  # (asked only of a pair with a signal: most pairs have none)
+    return signal
+
+
+def _first_other_signal(older_text: str, newer_text: str) -> Signal | None:
     anchored = _anchored(older_text, newer_text)
     if anchored is not None:
         return Signal(
