@@ -88,7 +88,7 @@ _GATE = re.compile(
 
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _rate(text: str) -> _Rate | None:
-    """The one rate a fact gives, with its activity words, or None (see the module)."""
+    """The one rate a fact gives, with its activity, or None (see the module)."""
     if not _GATE.search(text.lower()) or text_modality(text) != "current":
         return None
     toks = _tokens(text)
