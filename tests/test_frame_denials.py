@@ -11,7 +11,7 @@ import pytest
 
 from auditor.detectors.base import MemoryView
 from auditor.detectors.contradiction import ContradictionDetector
-from auditor.detectors.frame_denials import denied_alternative, denied_index_keys
+from auditor.detectors.frame_denials import denied_alternative, denied_index_keys, on_occasion
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -111,3 +111,21 @@ def test_a_denier_meets_the_memory_that_states_the_word() -> None:
     det = ContradictionDetector()
     pairs = det.candidates(views, [det.keys(v) for v in views])
     assert (0, 2) in pairs
+
+
+@pytest.mark.parametrize(
+    ("text", "occasion"),
+    [
+        ("When it snows, Sam takes the bus.", True),
+        ("Sam drives, but when it snows he takes the bus.", True),
+        ("On rainy days Sam takes a taxi instead of the subway.", True),
+        ("샘은 비 오는 날에는 지하철 대신 택시를 탄다.", True),
+        ("Sam stopped cycling when he was 20.", False),  # a time, no exception
+        ("Asks what happens if the server is down.", False),
+        ("Sam takes the subway.", False),
+    ],
+)
+def test_an_exception_on_an_occasion(text: str, occasion: bool) -> None:
+    """A clause that opens with "when" / "if", "on rainy days", "비 오는 날에는": what the
+    fact says holds on that occasion, so it denies nothing of the rule."""
+    assert on_occasion(text) is occasion

@@ -143,7 +143,10 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
 
 #: words that limit a statement to an occasion or a condition ("on rainy days", "비 오는
 #: 날에는", "when it snows")
-_OCCASION_EN = re.compile(r"\b(?:when|whenever|if|unless|on (?:rainy|snowy|busy|hot|cold) days)\b")
+_OCCASION_EN = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:but|except|only)\s+)(?:when|whenever|if|unless)\b"
+    r"|\bon (?:rainy|snowy|busy|hot|cold|wet) days\b"
+)  # a clause that opens with "when" / "if" (not "stopped when she was 20")
 _OCCASION_KO = re.compile(r"(?:날에는|날엔|때는|때엔|경우에는|(?<![가-힣])[가-힣]*면\s)")
 
 
