@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.detectors.contradiction import _default_profile, offline_signals
-from auditor.detectors.transliteration import hangul_skeleton, is_name, latin_skeletons
+from auditor.detectors.transliteration import hangul_skeleton, is_name, latin_skeletons, same_name
 
 
 @pytest.mark.parametrize(
@@ -90,3 +90,11 @@ def test_a_slot_conflict_across_languages_about_one_name(older: str, newer: str)
 def test_two_names_in_two_languages_are_two_things() -> None:
     older, newer = "Lumen's CI runs on GitLab CI.", "하버 CI는 GitHub Actions로 돌아간다."
     assert offline_signals(older, newer) == []
+
+
+def test_same_name_reads_unknown_as_one_name() -> None:
+    """Two skeletons that meet are one name, two that do not are two; a name too short to
+    compare ("페퍼" is one consonant class) is no evidence of two."""
+    assert same_name("토마스", "Tomás") and same_name("망고", "Mango")
+    assert not same_name("처트니", "Mango") and not same_name("토마스", "Elena")
+    assert same_name("페퍼", "Pepper")

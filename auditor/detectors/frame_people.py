@@ -22,7 +22,7 @@ from auditor.detectors._frame_words import (
     modality_of,
     relatives,
 )
-from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
+from auditor.detectors.transliteration import same_name
 
 __all__ = [
     "about_a_relative_apart",
@@ -178,7 +178,7 @@ def _relative_name(text: str, relative: str) -> str:
             continue
         nxt = toks[i + 1]
         raw = text[nxt.start : nxt.end]
-        if _is_hangul(raw) and raw.endswith(_KO_SUBJECT_PARTICLES) and len(raw) >= 3:  # noqa: PLR2004
+        if _is_hangul(raw) and raw.endswith(_ko_topic_particles()) and len(raw) >= 3:  # noqa: PLR2004
             return raw[:-1]
         if raw[:1].isupper() and raw.isalpha():
             return raw
@@ -205,9 +205,7 @@ def two_people(a_text: str, b_text: str) -> bool:
         return False
     if not _is_hangul(na) and not _is_hangul(nb):
         return True
-    ko, en = (na, nb) if _is_hangul(na) else (nb, na)
-    skeleton = hangul_skeleton(ko)
-    return skeleton is not None and skeleton not in latin_skeletons(en)
+    return not (same_name(na, nb) if _is_hangul(na) else same_name(nb, na))
 
 
 @functools.lru_cache(maxsize=10_000)
@@ -238,7 +236,7 @@ def _opening_name(text: str) -> str | None:
 
 
 def _ko_opening_name(word: str) -> str | None:
-    if not word.endswith(_KO_SUBJECT_PARTICLES) or word.endswith(_adverbial_topics()):
+    if not word.endswith(_ko_topic_particles()) or word.endswith(_adverbial_topics()):
         return None
     name = word[:-1]
     if not 2 <= len(name) <= 4 or any(name.startswith(r) for r in relatives()[1]):  # noqa: PLR2004
@@ -254,8 +252,6 @@ def _finite_verb(word: str) -> bool:
     return word in _AUXILIARIES or (word.endswith(("s", "ed")) and not word.endswith("ss"))
 
 
-#: Korean particles of a sentence's subject or topic
-_KO_SUBJECT_PARTICLES = ("은", "는", "이", "가")
 #: capitalised words that open a sentence and name nobody
 _NOT_NAMES = frozenset(
     """the this that these those there then when while after before since during every each
@@ -271,6 +267,12 @@ _AUXILIARIES = frozenset(
     """is was has had does did can could will would should must isn't wasn't hasn't hadn't
     doesn't didn't can't won't""".split()
 )
+
+
+@functools.cache
+def _ko_topic_particles() -> tuple[str, ...]:
+    """Korean particles of a sentence's subject or topic (``ko_topic_suffixes``)."""
+    return tuple(_data()["ko_topic_suffixes"])
 
 
 @functools.cache

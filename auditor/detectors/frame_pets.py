@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import _data, _is_hangul, _tokens, relatives
-from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
+from auditor.detectors.transliteration import same_name
 
 __all__ = ["pet_keys", "two_pet_names"]
 
@@ -173,11 +173,7 @@ def _same_name(a: str, b: str) -> bool:
         return True
     if _is_hangul(a) == _is_hangul(b):
         return False
-    ko, en = (a, b) if _is_hangul(a) else (b, a)
-    skeleton, readings = hangul_skeleton(ko), latin_skeletons(en)
-    if skeleton is None or not readings:
-        return True  # too short to tell ("페퍼" / "Pepper" is one consonant class): no conflict
-    return skeleton in readings
+    return same_name(a, b) if _is_hangul(a) else same_name(b, a)
 
 
 def two_pet_names(a_text: str, b_text: str) -> bool:

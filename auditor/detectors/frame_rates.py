@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import Tok, _data, _is_hangul, _number, _tokens
 from auditor.detectors.contradiction_frames import text_modality
-from auditor.detectors.frame_schedule import generic_verbs
+from auditor.detectors.frame_schedule import days_said, generic_verbs, is_day_word
 
 __all__ = ["other_rates", "rate_keys"]
 
@@ -66,10 +66,8 @@ _KO_RATE = re.compile(
     r"(?P<p>하루에|일주일에|주에|한 달에|달에|주)\s*(?P<n>[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|"
     r"아홉|열|열두|스무|스물)\s*(?:번|회)"
 )
-_KO_NUMBERS = {
-    "한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9,
-    "열": 10, "열두": 12, "스무": 20, "스물": 20,
-}  # fmt: skip
+#: Korean numbers the data file's number words lack ("열두 번", "스무 대")
+_KO_MORE_NUMBERS = {"열두": 12.0, "스무": 20.0, "스물": 20.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +102,7 @@ def _rate(text: str) -> _Rate | None:
     else:
         if not _SEASONS.isdisjoint(lows) or not _CONDITIONS.isdisjoint(lows):
             return None
-        rates = _en_rates(text.lower(), lows)
+        rates = _en_rates(text.lower(), toks)
         approx = not _APPROX.isdisjoint(lows)
     if len(rates) != 1:
         return None
@@ -112,7 +110,7 @@ def _rate(text: str) -> _Rate | None:
     return _Rate(rates.pop(), approx, activity) if activity else None
 
 
-def _en_rates(low: str, lows: Sequence[str]) -> set[float]:
+def _en_rates(low: str, toks: Sequence[Tok]) -> set[float]:
     rates: set[float] = set()
     for m in _EN_RATE.finditer(low):
         n = _TIMES.get(m.group("once") or "") or _number(m.group("n") or "")
@@ -121,7 +119,7 @@ def _en_rates(low: str, lows: Sequence[str]) -> set[float]:
         if n and gap:
             rates.add(round(n / (_PERIOD_WEEKS[m.group("p")] * gap), 3))
     if not rates:
-        days = _recurring_days(lows, False)
+        days = _recurring_days(toks, False)
         if days:
             rates.add(float(days))
     return rates
@@ -130,42 +128,34 @@ def _en_rates(low: str, lows: Sequence[str]) -> set[float]:
 def _ko_rates(text: str, toks: Sequence[Tok]) -> set[float]:
     rates: set[float] = set()
     for m in _KO_RATE.finditer(text):
-        n = _KO_NUMBERS.get(m.group("n")) or _number(m.group("n"))
+        n = _KO_MORE_NUMBERS.get(m.group("n")) or _number(m.group("n"))
         period = _KO_PERIODS.get(m.group("p"), 1.0)
         if n:
             rates.add(round(n / period, 3))
     if not rates:
-        days = _recurring_days([t.low for t in toks], True)
+        days = _recurring_days(toks, True)
         if days:
             rates.add(float(days))
     return rates
 
 
-def _recurring_days(lows: Sequence[str], ko: bool) -> int:
+def _recurring_days(toks: Sequence[Tok], ko: bool) -> int:
     """How many days a week a fact says something recurs on ("every Monday and Thursday",
-    "on weekdays", "every day", "매주 화요일과 목요일", "토요일마다", "매일"); 0 for none."""
-    d = _data()
+    "every weekday", "every day", "매주 화요일과 목요일", "토요일마다", "매일"); 0 for none.
+    The days are read as the schedule check reads them (:func:`days_said`)."""
+    lows = [t.low for t in toks]
+    text = " ".join(lows)
     if ko:
-        text = " ".join(lows)
-        if any(w in text for w in d["every_day_ko"]):
+        if any(w in text for w in _data()["every_day_ko"]):
             return 7
-        if "매주" not in text and "마다" not in text:
-            return 0
-        days = {w[:3] for w in lows if w[:3] in _KO_DAY_NAMES}
-        return len(days)
-    if any(p in " ".join(lows) for p in ("every day", "each day", "daily")):
-        return 7
-    if "every" not in lows and "each" not in lows:
-        return 0  # "on weekdays", "on Sundays": which days, not how often
-    if "weekday" in lows or "weekdays" in lows:
-        return 5
-    return len({w.rstrip("s") for w in lows if w.rstrip("s") in _DAY_NAMES})
+        recurring = "매주" in text or "마다" in text
+    else:
+        if any(p in text for p in ("every day", "each day", "daily")):
+            return 7
+        recurring = "every" in lows or "each" in lows  # "on Sundays": which days only
+    return len(days_said(toks, ko)) if recurring else 0
 
 
-_DAY_NAMES = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
-_KO_DAY_NAMES = frozenset({"월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"})
 #: words of a rate that are no activity
 _RATE_WORDS = frozenset(
     {"once", "twice", "thrice", "times", "time", "every", "each", "per", "week", "weeks",
@@ -173,6 +163,10 @@ _RATE_WORDS = frozenset(
      "usually", "only", "morning", "mornings", "evening", "evenings", "night", "nights",
      "afternoon", "afternoons", "weekend", "weekends", "weekday", "weekdays"}
 )  # fmt: skip
+
+
+def _ko_number(word: str) -> bool:
+    return word in _KO_MORE_NUMBERS or _number(word) is not None
 
 
 def _activity(toks: Sequence[Tok], ko: bool) -> str:
@@ -183,7 +177,7 @@ def _activity(toks: Sequence[Tok], ko: bool) -> str:
     generic = generic_verbs()
     if ko:
         for t in reversed(toks[1:]):
-            if not _is_hangul(t.low) or t.low[:3] in _KO_DAY_NAMES or t.low in _KO_NUMBERS:
+            if not _is_hangul(t.low) or is_day_word(t, True) or _ko_number(t.low):
                 continue
             if t.low.startswith(_KO_NOT_ACTIVITY):
                 continue
@@ -194,7 +188,7 @@ def _activity(toks: Sequence[Tok], ko: bool) -> str:
     for t in toks[1:]:
         if len(t.key) <= 2 or not t.low.isalpha() or t.low in _RATE_WORDS:  # noqa: PLR2004
             continue
-        if t.low in _DAY_NAMES or t.low.rstrip("s") in _DAY_NAMES or t.low in _NOT_ACTIVITY:
+        if is_day_word(t, False) or t.low in _NOT_ACTIVITY:
             continue
         if _number(t.low) is not None:
             continue  # "three", "four": the count

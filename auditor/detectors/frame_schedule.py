@@ -24,7 +24,7 @@ from auditor.detectors._frame_words import (
 )
 from auditor.detectors.frame_people import about_a_relative_apart
 
-__all__ = ["generic_verbs", "never_every"]
+__all__ = ["days_said", "generic_verbs", "is_day_word", "never_every"]
 
 #: Facts whose schedule is remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
@@ -104,7 +104,7 @@ def _schedule(text: str) -> _Schedule:
         only, upto = _en_only_days(text, toks)
     if not (neg or recurring or only):
         return _NOTHING  # most facts: read no further
-    said = _days_said(toks, ko)
+    said = days_said(toks, ko)
     # "every morning", "each evening" with no day named: every day
     every = every or (not ko and not said and _every_daypart(lows))
     if not (said or every):
@@ -150,7 +150,7 @@ def _en_only_days(text: str, toks: Sequence[Tok]) -> tuple[frozenset[int], int]:
             or any(c in ",;:." for c in text[toks[end - 1].end : toks[end].start])
         ):
             end += 1
-        days = _days_said(toks[i + 1 : end], False)
+        days = days_said(toks[i + 1 : end], False)
         if days:
             return days, end
     return frozenset(), len(toks)
@@ -162,7 +162,7 @@ def _ko_only_days(toks: Sequence[Tok]) -> frozenset[int]:
     for i, t in enumerate(toks):
         if not t.low.endswith(("에만", "만")) or t.low.endswith("지만"):
             continue
-        days = _days_said(toks[max(0, i - 2) : i + 1], True)
+        days = days_said(toks[max(0, i - 2) : i + 1], True)
         if days:
             return days
     return frozenset()
@@ -187,7 +187,7 @@ def _days() -> frozenset[str]:
     return frozenset(out | d["weekend_words_set"] | d["workday_words_set"])
 
 
-def _days_said(toks: Sequence[Tok], ko: bool) -> frozenset[int]:
+def days_said(toks: Sequence[Tok], ko: bool) -> frozenset[int]:
     """The days of the week the day words among ``toks`` name."""
     days = _days()
     day_toks = [t for t in toks if t.low in days or t.key in days or (ko and _is_ko_day(t.low))]
@@ -201,6 +201,12 @@ def _ko_days() -> tuple[str, ...]:
 
 def _is_ko_day(low: str) -> bool:
     return any(day in low for day in _ko_days())
+
+
+def is_day_word(t: Tok, ko: bool) -> bool:
+    """Whether a token names days of the week ("Mondays", "weekdays", "토요일마다")."""
+    days = _days()
+    return t.low in days or t.key in days or (ko and _is_ko_day(t.low))
 
 
 def _ko_keys(toks: Sequence[Tok]) -> list[str]:

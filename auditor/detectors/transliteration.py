@@ -45,6 +45,7 @@ __all__ = [
     "hangul_skeleton",
     "is_name",
     "latin_skeletons",
+    "same_name",
     "without_possessive",
 ]
 
@@ -171,3 +172,11 @@ def is_name(word: str) -> bool:
     """Whether a Latin word is written as a name (capitalised, three letters or more; a
     possessive may follow: "Lumen's")."""
     return _NAME.fullmatch(without_possessive(word)) is not None
+
+
+def same_name(hangul: str, latin: str) -> bool:
+    """Whether a name in Hangul and one in Latin letters may be one name ("토마스" / "Tomás",
+    "망고" / "Mango"): their consonant skeletons meet, or one is too short to tell ("페퍼" /
+    "Pepper" is one consonant class), which callers read as no evidence of two names."""
+    skeleton, readings = hangul_skeleton(hangul), latin_skeletons(latin)
+    return skeleton is None or not readings or skeleton in readings
