@@ -114,6 +114,31 @@ def test_full_scan_finds_acts_and_records(db: Database, tmp_path: Path, pack_dir
     assert actions[-1] == "scan.finished"
 
 
+def test_a_scan_collects_garbage_less_often_and_gives_the_settings_back(
+    db: Database, tmp_path: Path, pack_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc  # noqa: PLC0415 - only this test looks at the collector
+
+    load(db, tmp_path, STORE)
+    seen: list[tuple[int, ...]] = []
+    real = KeywordDetector.analyze
+
+    def spy(self: KeywordDetector, *args: object, **kwargs: object) -> object:
+        seen.append(gc.get_threshold())
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(KeywordDetector, "analyze", spy)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        Scanner(db, load_pack(pack_dir)).run(full=True)
+        assert gc.get_threshold() == (700, 10, 10)  # the process's own settings, back
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.set_threshold(*before)
+    assert seen and all(t[0] >= 50_000 and t[1:] == (10, 10) for t in seen)
+
+
 @pytest.mark.parametrize("path", ["together", "one_by_one"])
 def test_two_quarantine_rules_on_one_memory_act_once_and_say_why_the_second_did_not(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str

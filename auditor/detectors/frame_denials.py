@@ -150,9 +150,18 @@ _OCCASION_EN = re.compile(
 _OCCASION_KO = re.compile(r"(?:날에는|날엔|때는|때엔|경우에는|(?<![가-힣])[가-힣]*면\s)")
 
 
+@functools.lru_cache(maxsize=8192)
 def on_occasion(text: str) -> bool:
-    """Whether a fact limits what it says to an occasion or a condition."""
-    return bool(_OCCASION_EN.search(text.lower()) or _OCCASION_KO.search(text))
+    """Whether a fact limits what it says to an occasion or a condition (cached: a fact
+    meets several others)."""
+    if _OCCASION_EN.search(text.lower()):
+        return True
+    # (the Korean pattern only where one of its closing syllables is)
+    return any(c in text for c in _OCCASION_KO_CUES) and _OCCASION_KO.search(text) is not None
+
+
+#: a syllable every match of ``_OCCASION_KO`` holds
+_OCCASION_KO_CUES = ("날", "때", "경우", "면")
 
 
 def _ko_lacks(text: str) -> list[tuple[str, tuple[int, int]]]:

@@ -90,7 +90,6 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
     best: FrameVerdict | None = None
     restatement = False
     compatible: set[str] = set()  # why frames were compatible: relation, modality, scope
-    occasion = on_occasion(older_text) != on_occasion(newer_text)  # one of them an exception
     for fa in frames_of(older_text):
         for fb in frames_of(newer_text):
             verdict = compare_frames(fa, fb)
@@ -98,7 +97,9 @@ def read_pair(older_text: str, newer_text: str) -> FrameReading:
                 continue
             if verdict.kind == "value" and _told_by_both(fa, fb, older_text, newer_text):
                 verdict = FrameVerdict("restatement", 0.0, "text", fa.span, fb.span)
-            elif verdict.kind in ("value", "typed") and occasion:
+            elif verdict.kind in ("value", "typed") and on_occasion(older_text) != on_occasion(
+                newer_text
+            ):  # one of them an exception
                 # "눈 오는 날에는 지하철 대신 버스": an exception on an occasion, not the rule
                 verdict = FrameVerdict("compatible", 0.0, "scope", fa.span, fb.span)
             if verdict.kind == "restatement":

@@ -110,6 +110,10 @@ SHARD_MIN_SUBJECTS = 25
 SUBJECT_WINDOW = 2000
 #: Memories before a window's own chunk that its subject rules compare it with.
 WINDOW_OVERLAP = 500
+#: Allocations between two young-generation collections while a shard is scanned (Python's
+#: default is 700): the detectors make many small short-lived objects, and a collection
+#: that often cost 15-25% of the contradiction detector's cold time (benchmarks/scan_bench.py)
+_SCAN_GC_GEN0 = 50_000
 
 Progress = Callable[[int], None]
 
@@ -432,7 +436,11 @@ class Scanner:
         if claimed is None:
             return ShardOutcome(run_id, shard, "gone")
         sel, count, cursor = claimed
-        gc.freeze()  # see run(): detectors' long-lived state is not re-walked by the GC
+        thresholds = gc.get_threshold()
+        # the detectors' long-lived state (data, caches) is not re-walked by the GC, and a
+        # scan's many small short-lived objects (tokens, frames) trigger fewer collections
+        gc.freeze()
+        gc.set_threshold(max(thresholds[0], _SCAN_GC_GEN0), *thresholds[1:])
         done = 0
         try:
             candidates = set(only) if only is not None else self._subjects(sel)
@@ -464,6 +472,7 @@ class Scanner:
             log.warning("shard_lost", run_id=run_id, shard=shard)
             return ShardOutcome(run_id, shard, "lost", done)
         finally:
+            gc.set_threshold(*thresholds)
             gc.unfreeze()
         self._complete(run_id, shard, owner)
         return ShardOutcome(run_id, shard, "done", done)
