@@ -118,7 +118,8 @@ def test_contradiction_words_load_as_pinned() -> None:
     assert "any_relation" not in contradiction.SLOTS["city_of_residence"]
     assert contradiction.TRAITS["alcohol"]["a"][1] == r"\bdoes(?:n't| not) drink(?: alcohol)?\b"
     assert contradiction.KO_NEGATION_PATTERN == (
-        r"^(?:안|않|못|없|말고|말아|아니|아님|대신|싫|끊|그만|금지)"
+        r"^(?:안$|안(?=하|해|했|돼|되|됐|마시|마셔|먹|가|와|써|쓰|봐|보|탄|타|키우)|않|못|없|말고|말아"
+        r"|아니|아님|대신|싫|끊|그만|금지)"
         r"|(?:지\s*않|지않|지\s*말|지말|지\s*못|지못)"
     )
     assert {"~", "약"} <= contradiction.APPROX_WORDS

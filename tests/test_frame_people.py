@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from auditor.detectors._frame_words import ko_relative
+from auditor.detectors.contradiction import ContradictionDetector
 from auditor.detectors.frame_people import about_a_relative_apart, two_people
 
 
@@ -44,3 +46,72 @@ def test_a_relative_named_in_apposition_is_the_named_person() -> None:
     assert about_a_relative_apart("다나의 파트너 레오는 음악 교사다.", "다나는 음악 교사로 일한다.")
     assert not about_a_relative_apart("Dana's partner Leo teaches music.", "Leo teaches music.")
     assert about_a_relative_apart("Dana's partner Leo teaches music.", "Dana teaches music.")
+
+
+@pytest.mark.parametrize(
+    ("word", "relative"),
+    [
+        ("여동생의", "여동생"),
+        ("부모님과", "부모님"),
+        ("친구들과", "친구"),
+        ("아이가", "아이"),
+        ("딸은", "딸"),
+        ("동생네", "동생"),
+        ("남편분", "남편"),
+        ("아이스", ""),  # iced
+        ("딸기", ""),  # strawberries
+        ("형식으로", ""),  # a format
+        ("이모티콘", ""),  # an emoticon
+    ],
+)
+def test_a_korean_relative_is_a_whole_word_with_its_particle(word: str, relative: str) -> None:
+    assert ko_relative(word) == relative
+
+
+@pytest.mark.parametrize(
+    ("text", "trait", "side"),
+    [
+        ("지난 주말 오빠 생일 파티에서 샴페인을 한 잔 마셨다.", "alcohol", "b"),  # where
+        ("연구소 근처 부모님 댁에서 부모님과 함께 지낸다.", "living_alone", "b"),  # with whom
+        ("애인 도윤 씨와 함께 투룸 오피스텔에서 산다.", "living_alone", "b"),  # named company
+        ("아이스 라떼를 매일 마신다.", "coffee", "b"),  # "아이스" names no child
+    ],
+)
+def test_a_relative_of_place_or_company_owns_nothing(text: str, trait: str, side: str) -> None:
+    found = {(t.trait, t.side) for t in ContradictionDetector().profile(text).traits}
+    assert (trait, side) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "trait"),
+    [
+        ("도현의 친구 상철은 하루에 한 갑씩 담배를 피운다.", "smoking"),  # the friend smokes
+        ("남편은 술을 전혀 안 마신다.", "alcohol"),  # the husband's habit
+        ("Doesn't drink, except a glass of wine at Christmas.", "alcohol"),  # an exception
+    ],
+)
+def test_a_relatives_trait_or_one_with_an_exception_is_not_the_subjects(
+    text: str, trait: str
+) -> None:
+    assert trait not in {t.trait for t in ContradictionDetector().profile(text).traits}
+
+
+@pytest.mark.parametrize(
+    ("text", "trait", "side"),
+    [
+        ("Won't fly under any circumstances.", "flying", "a"),
+        ("비행기를 타고 제주에 다녀왔다.", "flying", "b"),
+        ("사귀는 사람이 없다.", "dating", "a"),
+        ("남자친구 이름은 안드레스다.", "dating", "b"),  # 안드레스 is a name, no negation
+        ("Has been vegetarian for years.", "vegetarian_fish", "a"),
+        ("커피를 아예 안 드신다.", "coffee", "a"),
+    ],
+)
+def test_traits_of_this_session(text: str, trait: str, side: str) -> None:
+    found = {(t.trait, t.side) for t in ContradictionDetector().profile(text).traits}
+    assert (trait, side) in found
+
+
+def test_a_pronoun_after_an_opening_relative_is_the_relative() -> None:
+    text = "Her husband Ian runs a pub; unlike her, he drinks lager most nights."
+    assert "alcohol" not in {t.trait for t in ContradictionDetector().profile(text).traits}

@@ -55,3 +55,22 @@ def test_two_rates_of_one_activity_meet_as_candidates() -> None:
     assert rate_keys(facts[0]) == rate_keys(facts[-1]) == ["rate:swim"]
     pairs = candidate_pairs(subject_views(facts, "user:ines"))
     assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # things done in a period, counted with a counter and native numerals
+        ("한 주에 보통 스무 대 정도 수리한다.", "일주일에 여섯 대만 수리한다."),
+        # a condition in another sentence does not hide the rate
+        ("일주일에 세 번 수영한다.", "일주일에 다섯 번 수영한다. 비가 오면 쉰다."),
+    ],
+)
+def test_korean_rates_counted_in_things_and_read_by_sentence(older: str, newer: str) -> None:
+    assert other_rates(older, newer)
+
+
+def test_two_sentences_with_a_rate_each_give_none() -> None:
+    two = "일주일에 세 번 수영한다. 한 달에 두 번 등산한다."
+    assert not other_rates("일주일에 다섯 번 수영한다.", two)
+    assert rate_keys(two) == []

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from auditor.detectors import _contradiction_data as data
 from auditor.detectors._contradiction_text import Token, has_phrase, is_hangul
-from auditor.detectors._frame_words import relatives
+from auditor.detectors._frame_words import ko_relative, relatives
 
 __all__ = ["avoided", "conditional", "owned", "someone_else"]
 
@@ -55,9 +55,11 @@ def someone_else(tokens: Sequence[Token], first: int) -> bool:
     """Whether a relative is named in the same clause just before the token at ``first``
     or opens that clause ("her husband loves shrimp", "남편은 새우를 좋아한다"): the
     mention is that person's."""
-    en, ko = relatives()
+    en = relatives()[0]
     clause = tokens[first].clause
-    if clause >= 2 and _appositive_relative(tokens, en, ko):  # noqa: PLR2004 - after it
+    if clause > 0 and _pronoun_of_an_opening_relative(tokens, clause, en):
+        return True  # "His wife Rudo teaches maths; unlike Tendai, she'll have a glass of wine"
+    if clause >= 2 and _appositive_relative(tokens, en):  # noqa: PLR2004 - after it
         return True  # "Lieve, Tomas's partner, is left-handed": the partner's trait
     start = first
     while start > 0 and tokens[start - 1].clause == clause:
@@ -72,18 +74,30 @@ def someone_else(tokens: Sequence[Token], first: int) -> bool:
             continue
         if t.text.endswith(_KO_WITH) or (k > 0 and tokens[k - 1].text in _EN_WITH):
             continue  # "친구들과 맥주 마시는 걸 좋아한다", "with her sister": company, not owner
-        if _in_a_setting(tokens, k):
+        if _in_a_setting(tokens, k) or _ko_setting_or_company(tokens, k, first):
             continue  # "at a friend's birthday Marta had cheesecake": where, not whose
         if k + 1 < first and tokens[k + 1].text in ("and", "&"):
             continue  # "my husband and I live in Busan": the subject too
         if k > 1 and tokens[k - 2].text in ("and", "&") and tokens[k - 1].text in _POSSESSIVES:
             continue  # "Marcus and his wife had their wedding": the subject with them
-        if t.stem in en or t.text.startswith(ko):
+        if t.stem in en or ko_relative(t.text):
             return True
     return False
 
 
-def _appositive_relative(tokens: Sequence[Token], en: frozenset[str], ko: tuple[str, ...]) -> bool:
+def _pronoun_of_an_opening_relative(
+    tokens: Sequence[Token], clause: int, en: frozenset[str]
+) -> bool:
+    """Whether a later clause opens with "he" / "she" / "they" in a fact whose first words
+    name a relative as its subject ("His wife Rudo ..."): the pronoun is the relative."""
+    opening = [t for t in tokens if t.clause == 0][:_SUBJECT_WORDS]
+    if not any(t.stem in en for t in opening):
+        return False
+    own = next((t for t in tokens if t.clause == clause), None)
+    return own is not None and own.text.split("'")[0] in ("he", "she", "they")
+
+
+def _appositive_relative(tokens: Sequence[Token], en: frozenset[str]) -> bool:
     """Whether a fact opens with a name and a relative set off by commas ("Lieve, Tomas's
     partner, ..."): one word, then a short clause that names a relative."""
     opening = [t for t in tokens if t.clause == 0]
@@ -91,7 +105,7 @@ def _appositive_relative(tokens: Sequence[Token], en: frozenset[str], ko: tuple[
     return (
         len(opening) == 1
         and 0 < len(apposed) <= _APPOSITION_WORDS
-        and any(t.stem in en or t.text.startswith(ko) for t in apposed)
+        and any(t.stem in en or ko_relative(t.text) for t in apposed)
     )
 
 
@@ -109,6 +123,31 @@ def _in_a_setting(tokens: Sequence[Token], k: int) -> bool:
         j >= 0 and tokens[j].text in _SETTING_PREPOSITIONS and tokens[j].clause == tokens[k].clause
     )
 
+
+def _ko_setting_or_company(tokens: Sequence[Token], k: int, first: int) -> bool:
+    """Whether the Korean relative at ``k`` names a place or an occasion ("부모님 댁에서",
+    "여동생 결혼식에서": where, not whose) or company given by name ("애인 도윤 씨와 함께",
+    "아들 내외와"): the next word or two, before ``first``, end in a particle of place or
+    of company."""
+    if not is_hangul(tokens[k].text) or tokens[k].text.endswith(_KO_SUBJECT_PARTICLES):
+        return False
+    for j in range(k + 1, min(k + 3, first)):
+        t = tokens[j]
+        if t.clause != tokens[k].clause:
+            return False
+        if t.text.endswith(_KO_PLACE) or t.text.endswith(_KO_WITH):
+            return True
+        if t.text.endswith(_KO_CASE_PARTICLES):
+            return False  # "친구 상철은 하루에 ...": the friend is the subject
+    return False
+
+
+#: Korean particles of a sentence's subject or topic: a relative with one is whose
+_KO_SUBJECT_PARTICLES = ("은", "는", "이", "가", "께서")
+#: Korean case particles that end a noun phrase before a place or a companion would
+_KO_CASE_PARTICLES = ("은", "는", "이", "가", "을", "를", "의", "도")
+#: Korean particles of place ("댁에서", "결혼식에")
+_KO_PLACE = ("에서", "에")
 
 #: determiners between a preposition and a relative ("at a friend's ...")
 _DETERMINERS = frozenset({"a", "an", "the", "my", "his", "her", "their", "our"})

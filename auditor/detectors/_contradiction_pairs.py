@@ -291,6 +291,10 @@ def _bounds_exclude(a: NumberMention, b: NumberMention) -> bool:
     return a_lo > b_hi or b_lo > a_hi
 
 
+#: stems of "have" said two ways ("they have two children" / "has three kids")
+_HAVE = {"has": "hav", "had": "hav"}
+
+
 def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
     best: Signal | None = None
     for na in a.numbers:
@@ -303,7 +307,8 @@ def _numeric_signals(a: Profile, b: Profile, sim: float) -> list[Signal]:
             counted = all(
                 is_hangul(n.unit) and n.unit not in data.KO_COUNTERS for n in (na, nb)
             )  # (a counter's own unit, "1년" / "20년", says nothing of what it counts)
-            if not (na.prev and na.prev == nb.prev) and not counted and sim < 0.3:
+            same_prev = bool(na.prev) and _HAVE.get(na.prev, na.prev) == _HAVE.get(nb.prev, nb.prev)
+            if not same_prev and not counted and sim < 0.3:
                 continue
             approx = na.approx or nb.approx
             if na.bound or nb.bound:

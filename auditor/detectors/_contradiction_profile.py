@@ -589,6 +589,8 @@ def _traits(
                 if first >= len(tokens):
                     continue
                 if side == "a":
+                    if _EXCEPTION.search(text):
+                        continue  # "술을 마시지 않지만 ... 막걸리 한 잔만은 예외로": not absolute
                     # a negation inside the match is part of the trait ("doesn't drink")
                     if negated_at(tokens, first, first, False) and not re.search(
                         r"n't|not|never|안|않|못|끊", m.group(), re.I
@@ -622,6 +624,14 @@ def _traits(
                             continue
                 out.append(TraitMention(name, "a" if side == "a" else "b", m.start(), m.end()))
     return tuple(out)
+
+
+#: words that make an exception to what a fact rules out ("doesn't drink, except a glass
+#: of wine at Christmas", "막걸리 한 잔만은 예외로"): its trait is not absolute
+_EXCEPTION = re.compile(
+    r"\b(?:except|excepting|apart from|other than|with the exception of|an exception)\b"
+    r"|예외|빼고는|빼면|제외하면|말고는"
+)
 
 
 def _ko_is_not(tokens: Sequence[Token], last: int) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from auditor.detectors import _contradiction_data as data
 from auditor.detectors._contradiction_text import Token, is_hangul, stem, token_at
+from auditor.detectors._frame_words import birth_year_of
 
 __all__ = ["DateMention", "NumberMention"]
 
@@ -61,9 +62,11 @@ _DATE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "ko",
     ),
     (re.compile(r"(?P<y>\d{4})\s*년(?!\s*\d{1,2}\s*월)"), "ko"),
+    (re.compile(r"(?<!\d)(?P<y2>\d{2})\s*년생"), "ko"),  # "94년생": born in 1994
     (re.compile(r"(?<!\d)(?P<m>\d{1,2})\s*월(?!\s*\d{1,2}\s*일)"), "ko"),
     (re.compile(r"(?<![\w.,\-–—])(?P<y>1[5-9]\d{2}|20\d{2})(?![\w-]|[.,]\d)"), "digit"),
 )
+
 
 _KO_DETERMINERS = ("한", "두", "세", "네")
 
@@ -92,11 +95,17 @@ class NumberMention:
         """Whether two numbers count one thing: one unit, or one Korean noun whose
         particle was read differently ("고양이" / "고양" of "고양이 두 마리"), also through
         the word before a named noun."""
-        if self.unit == other.unit:
+        if self.unit == other.unit or (
+            self.unit in _ONE_UNIT and _ONE_UNIT.get(self.unit) == _ONE_UNIT.get(other.unit)
+        ):
             return True
         mine = {u for u in (self.unit, self.alt) if u}
         theirs = {u for u in (other.unit, other.alt) if u}
         return any(_same_ko_noun(x, y) for x in mine for y in theirs)
+
+
+#: stems of one counted thing said two ways ("two children" / "three kids")
+_ONE_UNIT = {"children": "child", "child": "child", "kid": "child"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +211,10 @@ def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
     """A Korean count: "두 명", "세 개" (determiner + counter) or "아이가 둘", "셋이라"."""
     t = tokens[i]
     prev = tokens[i - 1].stem
-    if prev in data.KO_QUANTITY_ADVERBS and i > 1:
+    adverb = tokens[i - 1].text in data.KO_QUANTITY_ADVERBS or prev in data.KO_QUANTITY_ADVERBS
+    if adverb and i > 1:
         prev = tokens[i - 2].stem  # "손주가 모두 다섯 명": grandchildren, all of them
+    bound = _bound(tokens, i, i)  # "적어도 두 번": a lower bound
     if t.text in _KO_DETERMINERS:
         if i + 1 < len(tokens) and any(tokens[i + 1].text.startswith(c) for c in data.KO_COUNTERS):
             before = tokens[i - 2] if i > 1 else None
@@ -214,13 +225,23 @@ def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
                 and not before.text.endswith(_KO_CASE_ENDINGS)
                 else ""
             )
+            times = tokens[i + 1].text.startswith(("번", "회"))  # "두 번": times, not a noun
             return NumberMention(
-                float(data.KO_NUMBER_WORDS[t.text]), t.start, t.end, prev, prev, False, alt=alt
+                float(data.KO_NUMBER_WORDS[t.text]),
+                t.start,
+                t.end,
+                "회" if times else prev,
+                prev,
+                False,
+                bound=bound,
+                alt=alt,
             )
         return None
     for word in _KO_COUNT_WORDS:
         if t.text.startswith(word):
             rest = t.text[len(word) :]
+            if rest == "도" and word == "하나":
+                continue  # "단어 하나도 바꾸지 않고": not even one, no count
             if (
                 not rest
                 or rest in data.KO_PARTICLES
@@ -228,7 +249,7 @@ def _korean_count(tokens: Sequence[Token], i: int) -> NumberMention | None:
                 or rest in ("명", "임", "뿐")
             ):
                 return NumberMention(
-                    float(data.KO_NUMBER_WORDS[word]), t.start, t.end, prev, prev, False
+                    float(data.KO_NUMBER_WORDS[word]), t.start, t.end, prev, prev, False, bound
                 )
     return None
 
@@ -389,6 +410,8 @@ def _dates(text: str, tokens: Sequence[Token]) -> tuple[DateMention, ...]:
                 continue
             groups = m.groupdict()
             year = int(groups["y"]) if groups.get("y") else None
+            if groups.get("y2"):
+                year = birth_year_of(int(groups["y2"]))
             month: int | None = None
             if groups.get("mn"):
                 month = data.MONTHS[groups["mn"].lower()]
@@ -429,6 +452,8 @@ def _dates(text: str, tokens: Sequence[Token]) -> tuple[DateMention, ...]:
             keys |= {
                 "event:" + data.ONCE_DATE_EVENTS[k] for k in keys if k in data.ONCE_DATE_EVENTS
             }
+            if text.startswith("생", m.end()) or m.group().endswith("년생"):
+                keys.add("event:birth")  # "1991년생", "94년생": the year of birth
             out.append(
                 DateMention(
                     year, month, day, m.start(), m.end(), frozenset(keys), names=frozenset(names)

@@ -17,6 +17,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -163,6 +164,31 @@ def relatives() -> tuple[frozenset[str], tuple[str, ...]]:
     )
 
 
+#: what may follow a Korean relative in its word: a plural or honorific, then a particle
+#: or a copula ("동생들과", "부모님께", "딸이다", "동생네"), so that "아이스" (ice), "딸기"
+#: (strawberries) and "이모티콘" name nobody
+_KO_RELATIVE_TAIL = re.compile(
+    r"(?:들|님|분)?(?:은|는|이|가|을|를|의|과|와|랑|이랑|하고|도|만|에게|한테|께|께서|에게서|"
+    r"한테서|이다|다|이에요|예요|이고|이며|이나|처럼|보다|까지|부터|네|네는|네에|네서|"
+    r"이랑은|와는|과는|하고는|에게는|한테는|도요)?"
+)
+
+
+@functools.lru_cache(maxsize=16_384)
+def ko_relative(word: str) -> str:
+    """The Korean relative a word names, its particle aside ("여동생의" -> 여동생,
+    "부모님과" -> 부모님), or "" (the longest relative first: "여동생" before "동생")."""
+    for rel in _ko_relatives_by_length():
+        if word.startswith(rel) and _KO_RELATIVE_TAIL.fullmatch(word, len(rel)):
+            return rel
+    return ""
+
+
+@functools.cache
+def _ko_relatives_by_length() -> tuple[str, ...]:
+    return tuple(sorted(relatives()[1], key=len, reverse=True))
+
+
 #: a Korean word without its particle or verb/copula ending (for other detectors' tokens)
 ko_key = _ko_key
 
@@ -195,6 +221,30 @@ def _tokens(text: str) -> tuple[Tok, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def ko_native_number(word: str) -> int | None:
+    """A Korean native number of 1 to 99 written as a word ("다섯", "열두", "서른다섯",
+    "마흔여덟"; the data file's ``ko_number_tens`` and ``ko_number_units``), or None."""
+    d = _data()
+    units: dict[str, int] = d["ko_number_units"]
+    if word in units:
+        return units[word]
+    for tens_word, tens in d["ko_number_tens"].items():
+        if word.startswith(tens_word):
+            rest = word[len(tens_word) :]
+            if not rest:
+                return int(tens)
+            if rest in units:
+                return int(tens) + units[rest]
+    return None
+
+
+def birth_year_of(two_digits: int) -> int:
+    """The year a Korean two-digit year of birth names ("94년생": 1994, "05년생": 2005)."""
+    this_year = date.today().year
+    return 2000 + two_digits if 2000 + two_digits <= this_year else 1900 + two_digits
+
+
 def _number(low: str) -> float | None:
     m = _NUM.match(low)
     if m:
@@ -202,6 +252,8 @@ def _number(low: str) -> float | None:
     if _GROUPED.match(low):
         return float(low.replace(",", ""))
     value = _data()["number_words"].get(low)
+    if value is None and not low.isascii():
+        value = ko_native_number(low)  # "서른다섯", "스무": a word of tens and units
     return float(value) if value is not None else None
 
 
@@ -229,6 +281,8 @@ def _ko_number(
         out.setdefault("month", set()).add(int(num_s))
     elif unit.startswith("년") and _FIRST_YEAR <= int(num_s) <= _LAST_YEAR:
         out.setdefault("year", set()).add(int(num_s))  # "1995년": a year, no duration
+    elif unit.startswith("년생") and len(num_s) == 2:  # noqa: PLR2004
+        out.setdefault("year", set()).add(birth_year_of(int(num_s)))  # "94년생": 1994
     elif unit.startswith("살") or (unit.startswith("세") and not unit.startswith(_KO_NOT_AGE)):
         if _age_number(float(num_s)):  # "28살", "7세": an age
             out.setdefault("age", set()).add(float(num_s))
@@ -578,6 +632,8 @@ def _age(toks: Sequence[Tok], i: int, num: float) -> bool:
     nxt = toks[i + 1].low
     if nxt in _AGE_YEARS:
         return i + 2 < len(toks) and toks[i + 2].low == "old"
+    if nxt.startswith("살") or nxt in ("세", "세이다", "세다"):
+        return True  # "서른다섯 살", "7 세": the ages "35살" and "7세" are
     return i > 0 and toks[i - 1].low in AGE_VERBS and _no_unit(nxt)
 
 

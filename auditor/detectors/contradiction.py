@@ -80,6 +80,7 @@ from auditor.detectors._contradiction_profile import Lexicon, Profile, build_pro
 from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
+from auditor.detectors.frame_ages import own_age_keys
 from auditor.detectors.frame_denials import denied_index_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import (
@@ -276,6 +277,7 @@ class ContradictionDetector(Detector):
             frames.extend(preference_keys(m.fact))
             frames.extend(pet_keys(m.fact))
             frames.extend(rate_keys(m.fact))
+            frames.extend(own_age_keys(m.fact))
             denied = denied_index_keys(m.fact)
         prof = self.profile(m.fact, m.content_hash)
         if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)

@@ -146,6 +146,8 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
 _OCCASION_EN = re.compile(
     r"(?:^|[,;:]\s*|\b(?:but|except|only)\s+)(?:when|whenever|if|unless)\b"
     r"|\bon (?:rainy|snowy|busy|hot|cold|wet) days\b"
+    # "when it rains hard", "whenever it's snowing": weather, a condition in the present
+    r"|\bwhen(?:ever)? it(?:'s| is)? (?:rains|pours|snows|storms|freezes|raining|pouring|snowing)\b"
 )  # a clause that opens with "when" / "if" (not "stopped when she was 20")
 _OCCASION_KO = re.compile(r"(?:날에는|날엔|때는|때엔|경우에는|(?<![가-힣])[가-힣]*면\s)")
 

@@ -19,6 +19,7 @@ from auditor.detectors._frame_words import (
     _is_hangul,
     _month_names,
     _tokens,
+    ko_relative,
     modality_of,
     relatives,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "two_people",
     "ko_named_relative_view",
     "named_relative_view",
+    "opening_name",
     "relative_names",
 ]
 
@@ -141,12 +143,12 @@ _OPENING_CHARS = 120
 def _opening_relative(text: str) -> str:
     """The relative a fact opens with, as its subject ("Marcus's younger sister is getting
     married ...", "Her son starts school ...", "지우의 남편은 ..."), or ""."""
-    en, ko = relatives()
+    en = relatives()[0]
     for t in _tokens(text[:_OPENING_CHARS])[:_OPENING]:
         if t.low in (",", ":", "(", ")"):
             break
         if _is_hangul(t.low):
-            found = next((w for w in ko if t.low.startswith(w)), None)
+            found = ko_relative(t.low)
             if found:
                 return found
         elif stem(t.low) in en:
@@ -173,7 +175,7 @@ def _relative_name(text: str, relative: str) -> str:
     written, or ""."""
     toks = _tokens(text)
     for i, t in enumerate(toks[:-1]):
-        hit = t.low.startswith(relative) if _is_hangul(relative) else stem(t.low) == relative
+        hit = ko_relative(t.low) == relative if _is_hangul(relative) else stem(t.low) == relative
         if not hit:
             continue
         nxt = toks[i + 1]
@@ -188,7 +190,7 @@ def _relative_name(text: str, relative: str) -> str:
 
 def _names_relative(text: str, relative: str) -> bool:
     return any(
-        t.low.startswith(relative) if _is_hangul(relative) else stem(t.low) == relative
+        ko_relative(t.low) == relative if _is_hangul(relative) else stem(t.low) == relative
         for t in _tokens(text)
     )
 
@@ -200,7 +202,7 @@ def two_people(a_text: str, b_text: str) -> bool:
     name in Hangul and one in Latin letters are one person when their consonant skeletons
     meet ("토마스" / "Tomás"). A fact that opens with no name says nothing here, and two
     Korean topics are not compared (without articles "가게는" is a topic as "토마스는" is)."""
-    na, nb = _opening_name(a_text), _opening_name(b_text)
+    na, nb = opening_name(a_text), opening_name(b_text)
     if na is None or nb is None or na == nb or (_is_hangul(na) and _is_hangul(nb)):
         return False
     if not _is_hangul(na) and not _is_hangul(nb):
@@ -209,7 +211,7 @@ def two_people(a_text: str, b_text: str) -> bool:
 
 
 @functools.lru_cache(maxsize=10_000)
-def _opening_name(text: str) -> str | None:
+def opening_name(text: str) -> str | None:
     """The name a fact opens with as its subject, folded (accents off, lower case), or
     None: an English capitalised word (three letters or more) followed by a finite verb,
     perhaps after an adverb ("Elena is ...", "Tomás never drinks ..."; not "Write a ...",
@@ -229,6 +231,8 @@ def _opening_name(text: str) -> str | None:
     if first.key in _proper_non_names() or first.low in _proper_non_names():
         return None  # "Sunday is ..."
     verb = 2 if toks[1].low in _ADVERBS and len(toks) > 2 else 1  # noqa: PLR2004
+    if toks[verb].low in _NOT_VERBS:
+        return None  # "Drives his car ...": a note that opens with its verb
     if not _finite_verb(text[toks[verb].start : toks[verb].end]):
         return None
     folded = unicodedata.normalize("NFKD", first.low)
@@ -239,7 +243,7 @@ def _ko_opening_name(word: str) -> str | None:
     if not word.endswith(_ko_topic_particles()) or word.endswith(_adverbial_topics()):
         return None
     name = word[:-1]
-    if not 2 <= len(name) <= 4 or any(name.startswith(r) for r in relatives()[1]):  # noqa: PLR2004
+    if not 2 <= len(name) <= 4 or ko_relative(name):  # noqa: PLR2004
         return None
     return name
 
@@ -258,6 +262,8 @@ _NOT_NAMES = frozenset(
     all some most many his her their our your its she they you one today yesterday also
     always never usually often sometimes recently currently now lately only just""".split()
 )
+#: words that end in -s but are no verb: after a note's own opening verb ("Drives his")
+_NOT_VERBS = frozenset({"his", "hers", "its", "this", "us", "thus", "plus", "yes"})
 #: adverbs between a subject and its verb ("Tomás never drinks")
 _ADVERBS = frozenset(
     "never always usually often sometimes rarely seldom also still just only really".split()

@@ -21,18 +21,18 @@ import re
 from dataclasses import dataclass
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import _data, _is_hangul, _tokens, relatives
+from auditor.detectors._frame_words import _data, _is_hangul, _tokens, ko_relative, relatives
 from auditor.detectors.transliteration import same_name
 
-__all__ = ["pet_keys", "two_pet_names"]
+__all__ = ["names_a_pet", "pet_keys", "two_pet_names"]
 
 #: Facts whose pet names are remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
 #: How many words before "named" / "이름은" are read for the pet word.
 _WINDOW = 8
 
-_EN_NAMED = re.compile(r"\b(?:named|called)\s+(?P<name>[A-Z][^\W\d_]+)")
-_KO_NAMED = re.compile(r"이름은\s*(?P<name>[가-힣A-Za-z]+)")
+_EN_NAMED = re.compile(r"\b(?:named|called)\s+[\"'“‘]?(?P<name>[A-Z][^\W\d_]+)")
+_KO_NAMED = re.compile(r"이름은\s*[\"'“‘]?(?P<name>[가-힣A-Za-z]+)")  # a name may be quoted
 #: "페퍼라는 이름의 보더콜리", "비스킷이라는 세 살짜리 스패니얼": a name before 라는
 _KO_CALLED = re.compile(r"(?P<name>[가-힣A-Za-z]+?)(?:이)?라는(?=\s)")
 #: how many words after "X라는" may come before the pet word
@@ -75,6 +75,11 @@ def _kind_of(words: list[str]) -> str | None:
         if w in generic or any(_is_hangul(w) and w.startswith(g) for g in generic):
             return ""
     return None
+
+
+def names_a_pet(text: str) -> bool:
+    """Whether a fact names an animal ("a three-year-old corgi", "검은 고양이")."""
+    return _kind_of([t.low for t in _tokens(text)]) is not None
 
 
 def _ko_contains(w: str, word: str) -> bool:
@@ -149,9 +154,9 @@ def _ko_age(word: str) -> bool:
 def _someone_elses(words: list[str]) -> bool:
     """Whether a relative or another person is named among ``words`` ("Jonas's neighbour
     has a dog named ...", "동생의 강아지 이름은 ...")."""
-    en, ko = relatives()
+    en = relatives()[0]
     return any(
-        stem(w.removesuffix("'s")) in en if not _is_hangul(w) else w.startswith(ko) for w in words
+        stem(w.removesuffix("'s")) in en if not _is_hangul(w) else ko_relative(w) for w in words
     )
 
 

@@ -61,13 +61,13 @@ _EN_RATE = re.compile(
 #: a bound is no rate ("at least twice a day" and "at least three times a day" both hold)
 _BOUNDS = ("at least", "at most", "no more than", "up to", "or more", "or less", "이상", "이하",
            "최소", "최대")  # fmt: skip
-#: "주 3회", "한 달에 두 번", "일주일에 한 번"
+#: "주 3회", "한 달에 두 번", "일주일에 한 번", "한 주에 보통 스무 대": a count of times or of
+#: things done (a counter) in a period, perhaps after an adverb of habit; the number is
+#: checked with the data file's number words (native numerals included)
 _KO_RATE = re.compile(
-    r"(?P<p>하루에|일주일에|주에|한 달에|달에|주)\s*(?P<n>[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|"
-    r"아홉|열|열두|스무|스물)\s*(?:번|회)"
+    r"(?P<p>하루에|일주일에|주에|한 달에|달에|주)\s*(?:(?:보통|평균|대략|대개|약)\s+)?"
+    r"(?P<n>[0-9]+|[가-힣]{1,4}?)\s*(?:번|회|대|건|곡|권|잔)(?![가-힣]{2})"
 )
-#: Korean numbers the data file's number words lack ("열두 번", "스무 대")
-_KO_MORE_NUMBERS = {"열두": 12.0, "스무": 20.0, "스물": 20.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,13 +80,26 @@ class _Rate:
 #: a fact without any of these words gives no rate (most facts: read no further)
 _GATE = re.compile(
     r"\b(?:once|twice|thrice|times|every|each|daily|per|a week|a month|a day|a year)\b"
-    r"|번|회|매주|마다|매일|날마다|일주일|내내"
+    r"|번|회|매주|마다|매일|날마다|일주일|내내|주에|달에"
 )
 
 
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _rate(text: str) -> _Rate | None:
-    """The one rate a fact gives, with its activity, or None (see the module)."""
+    """The one rate a fact gives, with its activity, or None (see the module): read
+    sentence by sentence, so that a condition in another sentence ("그 이상 하면 귀가
+    피곤해진다") does not hide it; two sentences with a rate each give none."""
+    if not _GATE.search(text.lower()):
+        return None
+    found = [r for part in _SENTENCES.split(text) if (r := _sentence_rate(part)) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+#: where a fact's sentences end
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentence_rate(text: str) -> _Rate | None:
     if not _GATE.search(text.lower()) or text_modality(text) != "current":
         return None
     toks = _tokens(text)
@@ -128,7 +141,7 @@ def _en_rates(low: str, toks: Sequence[Tok]) -> set[float]:
 def _ko_rates(text: str, toks: Sequence[Tok]) -> set[float]:
     rates: set[float] = set()
     for m in _KO_RATE.finditer(text):
-        n = _KO_MORE_NUMBERS.get(m.group("n")) or _number(m.group("n"))
+        n = _number(m.group("n"))  # None for a word that is no numeral
         period = _KO_PERIODS.get(m.group("p"), 1.0)
         if n:
             rates.add(round(n / period, 3))
@@ -166,7 +179,7 @@ _RATE_WORDS = frozenset(
 
 
 def _ko_number(word: str) -> bool:
-    return word in _KO_MORE_NUMBERS or _number(word) is not None
+    return _number(word) is not None
 
 
 def _activity(toks: Sequence[Tok], ko: bool) -> str:

@@ -18,6 +18,7 @@ from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._frame_types import Frame, FrameVerdict
 from auditor.detectors._frame_words import _tokens
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
+from auditor.detectors.frame_ages import own_ages_apart
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_denials import denied_alternative, on_occasion
 from auditor.detectors.frame_people import about_a_relative_apart
@@ -63,6 +64,7 @@ _REASONS = {
     "preference": "the two memories state the same preference in opposite order",
     "pet_name": "the two memories give one pet two names",
     "rate": "the two memories say one activity happens at two different rates",
+    "own_age": "the two memories give the person two different ages",
 }
 
 
@@ -221,6 +223,19 @@ def _first_other_signal(older_text: str, newer_text: str) -> Signal | None:
             _REASONS["denied"],
             PairSignal(((*older_span, "value"),), ((*newer_span, "value"),)),
             {"slot": "frame:alternative", "signals": ["negation"], "evidence": "denied"},
+        )
+    if own_ages_apart(older_text, newer_text):
+        return Signal(
+            "value_conflict",
+            0.65,
+            _REASONS["own_age"],
+            PairSignal((), ()),
+            {
+                "slot": "frame:age",
+                "signals": ["value_conflict"],
+                "evidence": "own_age",
+                "value_type": "age",
+            },
         )
     for check, entity, evidence, slot in _WHOLE_FACT_CHECKS:
         if check(older_text, newer_text):
