@@ -67,7 +67,6 @@ _DATE_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\w.,\-–—])(?P<y>1[5-9]\d{2}|20\d{2})(?![\w-]|[.,]\d)"), "digit"),
 )
 
-
 _KO_DETERMINERS = ("한", "두", "세", "네")
 
 _KO_COUNT_WORDS = ("다섯", "여섯", "일곱", "여덟", "아홉", "하나", "둘", "셋", "넷")
