@@ -11,7 +11,12 @@ import pytest
 
 from auditor.detectors.base import MemoryView
 from auditor.detectors.contradiction import ContradictionDetector
-from auditor.detectors.frame_denials import denied_alternative, denied_index_keys, on_occasion
+from auditor.detectors.frame_denials import (
+    denied_alternative,
+    denied_index_keys,
+    on_occasion,
+    skeleton_keys,
+)
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -129,3 +134,39 @@ def test_an_exception_on_an_occasion(text: str, occasion: bool) -> None:
     """A clause that opens with "when" / "if", "on rainy days", "비 오는 날에는": what the
     fact says holds on that occasion, so it denies nothing of the rule."""
     assert on_occasion(text) is occasion
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Uses Trucker Path to find parking.",
+            "Only uses another app now; she deleted Trucker Path.",
+        ),
+        ("장부는 엑셀 하나로 관리한다.", "장부는 엑셀은 안 쓰고 앱으로 관리한다."),
+        ("Her invoices go out through QuickBooks.", "인보이스는 퀵북스 안 쓰고 엑셀로 만든다."),
+    ],
+)
+def test_a_tool_not_used_against_the_same_tool_used(older: str, newer: str) -> None:
+    assert denied_alternative(older, newer) is not None
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # both rule commas out: the stated word is negated after it, in Korean
+        ("쉼표를 사용하지 마시고 짧게 써 주세요.", "쉼표를 사용하지 않고 목록을 작성한다."),
+        # a Korean word that only sounds like an English one is no loanword of it
+        ("Priya maintains a budgeting app.", "프리야는 긴 문단 대신 짧은 목록을 원한다."),
+        # a request ("사용하지 마세요") is no fact about the person
+        ("단어 대 단어로 반복해 주세요.", "'past'라는 단어는 사용하지 마세요."),
+    ],
+)
+def test_no_tool_denial(older: str, newer: str) -> None:
+    assert denied_alternative(older, newer) is None
+
+
+def test_a_korean_tool_not_used_meets_its_latin_name_as_a_candidate() -> None:
+    keys = denied_index_keys("고객 사진은 픽시셋 안 쓰고 드라이브 링크로 보낸다.")
+    assert set(skeleton_keys("w:pixieset")) & set(keys)
+    assert not set(skeleton_keys("w:gallery")) & set(keys)

@@ -115,3 +115,18 @@ def test_traits_of_this_session(text: str, trait: str, side: str) -> None:
 def test_a_pronoun_after_an_opening_relative_is_the_relative() -> None:
     text = "Her husband Ian runs a pub; unlike her, he drinks lager most nights."
     assert "alcohol" not in {t.trait for t in ContradictionDetector().profile(text).traits}
+
+
+def test_a_two_syllable_korean_topic_is_no_name_against_a_latin_one() -> None:
+    # "장부는" (the ledger) is a thing's topic; "토마스는" against "Elena" two people
+    assert not two_people("장부는 엑셀로 한다.", "Sunhee does the books in Excel.")
+    assert two_people("토마스는 술을 안 마신다.", "Elena likes a glass of wine.")
+
+
+def test_a_generic_verb_met_as_a_destination_is_no_shared_action() -> None:
+    from auditor.detectors.frame_schedule import never_every  # noqa: PLC0415
+
+    assert not never_every(
+        "Cycles to work every day.", "Works Monday to Friday, never at weekends."
+    )
+    assert never_every("Never works at weekends.", "Works every day.")

@@ -74,3 +74,10 @@ def test_two_sentences_with_a_rate_each_give_none() -> None:
     two = "일주일에 세 번 수영한다. 한 달에 두 번 등산한다."
     assert not other_rates("일주일에 다섯 번 수영한다.", two)
     assert rate_keys(two) == []
+
+
+def test_every_second_day_of_the_week_is_every_other_week() -> None:
+    assert other_rates("Goes swimming every second Sunday.", "Goes swimming every Sunday.")
+    assert not other_rates(
+        "Goes swimming every other Sunday.", "Goes swimming every second Sunday."
+    )

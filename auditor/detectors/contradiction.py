@@ -81,7 +81,7 @@ from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
 from auditor.detectors.frame_ages import own_age_keys
-from auditor.detectors.frame_denials import denied_index_keys
+from auditor.detectors.frame_denials import denied_index_keys, skeleton_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import (
     compared_values,
@@ -544,9 +544,11 @@ def _denial_candidates(
                 del seen[0]
     if not deniers:
         return
+    across = any(key.startswith("tr:") for key in deniers)  # a Korean denial of a loanword
     for j in order:
         for key in keys[j].index:
-            for i in deniers.get(key, ()):
+            found = [key, *skeleton_keys(key)] if across else [key]
+            for i in (i for k in found for i in deniers.get(k, ())):
                 if i != j:
                     pairs.setdefault((min(i, j), max(i, j)), 0.0)
 

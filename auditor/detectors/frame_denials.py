@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auditor.detectors._frame_words import Tok, _data, _is_hangul, _tokens, ko_key, relatives
 from auditor.detectors.contradiction_frames import frames_of, text_modality
 from auditor.detectors.frame_people import another_person
+from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
 
-__all__ = ["Denial", "denied_alternative", "denied_index_keys", "on_occasion"]
+__all__ = ["Denial", "denied_alternative", "denied_index_keys", "on_occasion", "skeleton_keys"]
 
 #: ", not Y" / ", never Y" / "instead of Y" / "rather than Y", and a tool given up: "no
 #: longer uses Y", "stopped using Y", "switched away from Y" (a preposition and an article
@@ -40,7 +42,9 @@ _EN_ALTERNATIVE = re.compile(
     r"|\bstopped\s+using|\bswitched\s+away\s+from|\bmoved\s+away\s+from"
     # a thing one is said not to have: "doesn't own a bike", "has no car"
     r"|\b(?:does|do|did)(?:n't|\s+not)\s+(?:own|have)|\bhas\s+no|\bno\s+longer\s+(?:owns|has)"
-    r"|\b(?:(?:has|have)\s+)?never\s+(?:owned|had))"
+    r"|\b(?:(?:has|have)\s+)?never\s+(?:owned|had)"
+    # a tool one does not use: "doesn't use Excel", "never uses Slack"
+    r"|\b(?:does|do|did)(?:n't|\s+not)\s+use|\bnever\s+(?:uses|used))"
     r"\s+(?:(?:as|in|on|with|via|through|at|for|to|from|by)\s+)?(?:(?:an?|the|any)\s+)?"
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,
@@ -49,11 +53,18 @@ _EN_ALTERNATIVE = re.compile(
 #: (only a capitalised name: "dropped the kids at school" drops nothing)
 _EN_DROPPED = re.compile(
     r"\b(?:[Dd]ropped|[Dd]itched|[Aa]bandoned|[Mm]oved\s+off(?:\s+of)?"
-    r"|[Mm]igrated\s+(?:away\s+)?from)\s+([A-Z][\w.+#&'-]{0,40})"
+    r"|[Mm]igrated\s+(?:away\s+)?from|[Dd]eleted|[Uu]ninstalled)\s+([A-Z][\w.+#&'-]{0,40})"
 )
 #: Korean: "Y가 아니라" / "Y이 아니고", "Y 말고", "Y 대신(에)"
 _KO_ALTERNATIVE = re.compile(
     r"([^\s,.]{1,20}?)(?:이|가)?\s*아니(?:라|고)|([^\s,.]{1,20}?)\s*(?:말고|대신)"
+)
+#: Korean: a tool not used ("Y는 안 쓰고", "Y를 아예 안 쓴다", "Y는 쓰지 않는다"; not a request,
+#: "Y를 사용하지 마세요"):
+#: Y is also looked for in Latin letters by its consonant skeleton ("픽시셋" / "Pixieset")
+_KO_UNUSED = re.compile(
+    r"([^\s,.'\"]{1,20}?)(?:은|는|을|를|도)?\s+(?:아예\s+|전혀\s+|절대\s+)?"
+    r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않)"
 )
 #: Korean: a thing one is said not to have ("차가 없어서", "차가 없다"): the noun
 _KO_LACKS = re.compile(r"(?<![가-힣])([가-힣]{1,6}?)(?:이|가)\s*없(?:다|어|고|음|는|으|습)")
@@ -65,11 +76,11 @@ _KO_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "의", "�
 _MAX_CHARS = 300
 _MAX_TOKENS = 40
 #: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
-_KO_CUES = ("아니", "말고", "대신")
+_KO_CUES = ("아니", "말고", "대신", "안 쓰", "안 쓴", "안 써", "안 씀", "쓰지 않", "사용하지 않")
 #: a cheap test before the English pattern runs
 _EN_CUE = re.compile(
     r"\b(?:not|never|instead|rather|longer|stopped|away|no|dropped|ditched|abandoned|off"
-    r"|migrated)\b|n't",
+    r"|migrated|deleted|uninstalled)\b|n't",
     re.IGNORECASE,
 )
 #: the most words of an alternative read ("the Army of Northern Virginia")
@@ -128,10 +139,11 @@ def denied_alternative(older: str, newer: str) -> Denial | None:
             continue  # "비 오는 날에는 지하철 대신 택시": an exception, not a denial
         pos = _tokens(pos_text)
         own = {keys[0] for keys, _span in _alternatives(pos_text)}  # both deny it: agreed
+        unused = _ko_unused(neg_text)
         for keys, span in _alternatives(neg_text):
             if keys[0] in own:
                 continue
-            stated = _stated(pos, keys)
+            stated = _stated(pos, keys, pos_text, across=keys[0] in unused)
             if stated is not None and not _other_person(older, newer):
                 return Denial(newer_denies, span, stated)
         for noun, span in _ko_lacks(neg_text):
@@ -203,7 +215,41 @@ def denied_index_keys(text: str) -> list[str]:
         return []
     if not cue:
         return lacks
-    return [*lacks, *("w:" + keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1)]
+    denied = [keys[0] for keys, _span in _alternatives(text) if len(keys[0]) > 1]
+    # a Korean tool not used also by its consonant skeleton ("tr:PKST" of "픽시셋"), to
+    # meet the facts that write it in Latin letters (see ``skeleton_keys``)
+    skeletons = [
+        "tr:" + sk
+        for word in _ko_unused(text)
+        if (sk := hangul_skeleton(word)) is not None and len(sk) >= _LOANWORD_CHARS
+    ]
+    # (the index holds stems: "QuickBooks" is "quickbook", so "퀵북스" also without its S)
+    skeletons += [k[:-1] for k in skeletons if k.endswith("S") and len(k) > _LOANWORD_CHARS + 3]
+    return [*lacks, *("w:" + word for word in denied), *skeletons]
+
+
+@functools.lru_cache(maxsize=8192)
+def _ko_unused(text: str) -> frozenset[str]:
+    """The keys of the tools a Korean fact says are not used ("엑셀은 안 쓴다" -> 엑셀)."""
+    if not _is_hangul(text) or not any(c in text for c in _KO_UNUSED_CUES):
+        return frozenset()
+    return frozenset(ko_key(m.group(1)) for m in _KO_UNUSED.finditer(text) if ko_key(m.group(1)))
+
+
+#: words every match of ``_KO_UNUSED`` holds
+_KO_UNUSED_CUES = ("쓰", "쓴", "써", "씀", "사용")
+
+
+def skeleton_keys(index_key: str) -> list[str]:
+    """The "tr:" keys of a Latin word of a fact's candidate index ("w:pixieset" ->
+    "tr:PKST", ...): where a Korean denial of the same word (see ``denied_index_keys``)
+    looks for it."""
+    word = index_key[2:]
+    if not (index_key.startswith("w:") and word.isascii() and word.isalpha()):
+        return []
+    if len(word) < _LOANWORD_CHARS:
+        return []
+    return ["tr:" + sk for sk in latin_skeletons(word)]
 
 
 def _long(text: str) -> bool:
@@ -211,20 +257,56 @@ def _long(text: str) -> bool:
     return len(text) > _MAX_CHARS or len(_tokens(text)) > _MAX_TOKENS
 
 
-def _stated(pos: tuple[Tok, ...], keys: tuple[str, ...]) -> tuple[int, int] | None:
+def _stated(
+    pos: tuple[Tok, ...], keys: tuple[str, ...], text: str, *, across: bool = False
+) -> tuple[int, int] | None:
     """Where a text states the alternative: its first word followed closely by the others,
     not right after a negation of its own ("was not known as the Army of ..."), or None."""
     reach = 2 * len(keys) + 2
     for k, t in enumerate(pos):
-        if t.key != keys[0]:
-            continue
+        if t.key != keys[0] and not (
+            across and text[t.start : t.start + 1].isupper() and _transliterated(keys[0], t.low)
+        ):
+            continue  # (across scripts only a tool's capitalised name: "Pixieset", "Excel")
         near = {u.key for u in pos[k : k + reach]}
         if any(key not in near for key in keys[1:]):
             continue
         before = pos[max(0, k - _NEGATION_REACH) : k]
-        if not any(_negation(u.low) for u in before):
+        if not any(_negation(u.low) for u in before) and not _ko_negated_after(pos, k):
             return t.start, t.end
     return None
+
+
+def _transliterated(key: str, low: str) -> bool:
+    """Whether a Korean word and a Latin one are one loanword or name, by their consonant
+    skeletons ("픽시셋" / "Pixieset", "엑셀" / "Excel"); a skeleton too short to tell is
+    no match here."""
+    if not (_is_hangul(key) and low.isascii() and low.isalpha() and len(low) >= _LOANWORD_CHARS):
+        return False
+    skeleton = hangul_skeleton(key)
+    return (
+        skeleton is not None
+        and len(skeleton) >= _LOANWORD_CHARS
+        and (skeleton in latin_skeletons(low))
+    )
+
+
+#: the fewest letters, and skeleton consonants, of a loanword matched across scripts
+_LOANWORD_CHARS = 3
+
+
+def _ko_negated_after(pos: Sequence[Tok], k: int) -> bool:
+    """Whether the Korean word at ``k`` is negated by the verb after it ("쉼표를 사용하지 않고",
+    "쉼표를 사용하지 마시고"): a negation within two words, or a "-지" verb and then "마"."""
+    if not _is_hangul(pos[k].low):
+        return False
+    after = pos[k + 1 : k + 3]
+    for i, u in enumerate(after):
+        if _negation(u.low):
+            return True
+        if i and after[i - 1].low.endswith("지") and u.low.startswith("마"):
+            return True
+    return False
 
 
 def _negation(low: str) -> bool:
@@ -240,8 +322,8 @@ def _alternatives(text: str) -> tuple[tuple[tuple[str, ...], tuple[int, int]], .
     stops = d["conjunctions_set"] | d["clause_stops_set"]
     out: list[tuple[tuple[str, ...], tuple[int, int]]] = []
     if _is_hangul(text):
-        for m in _KO_ALTERNATIVE.finditer(text):
-            group = 1 if m.group(1) is not None else 2
+        for m in (*_KO_ALTERNATIVE.finditer(text), *_KO_UNUSED.finditer(text)):
+            group = 1 if m.group(1) is not None else 2  # (the unused tool: group 1)
             word = m.group(group)
             key = ko_key(word) if _is_hangul(word) else word.lower()
             if key:

@@ -207,7 +207,15 @@ def two_people(a_text: str, b_text: str) -> bool:
         return False
     if not _is_hangul(na) and not _is_hangul(nb):
         return True
-    return not (same_name(na, nb) if _is_hangul(na) else same_name(nb, na))
+    korean, latin = (na, nb) if _is_hangul(na) else (nb, na)
+    if len(korean) < _KO_NAME_SYLLABLES:
+        return False  # "장부는 ...", "가게는 ...": as likely a thing's topic as a name
+    return not same_name(korean, latin)
+
+
+#: the fewest syllables of a Korean topic read as a person's name against a Latin one
+#: ("토마스는", "엘레나는"): a two-syllable topic is as often a thing ("장부는", "가게는")
+_KO_NAME_SYLLABLES = 3
 
 
 @functools.lru_cache(maxsize=10_000)

@@ -133,9 +133,13 @@ def _en_rates(low: str, toks: Sequence[Tok]) -> set[float]:
             rates.add(round(n / (_PERIOD_WEEKS[m.group("p")] * gap), 3))
     if not rates:
         days = _recurring_days(toks, False)
-        if days:
-            rates.add(float(days))
+        if days:  # "every second Sunday", "every other Friday": one week in two
+            rates.add(float(days) / (2.0 if _EVERY_OTHER.search(low) else 1.0))
     return rates
+
+
+#: a day every other week ("every second Sunday", "every other Friday")
+_EVERY_OTHER = re.compile(r"\bevery (?:other|second|alternate) \w+day\b")
 
 
 def _ko_rates(text: str, toks: Sequence[Tok]) -> set[float]:

@@ -259,7 +259,10 @@ def never_every(a_text: str, b_text: str) -> bool:
             continue
         # the action in both, or the first word of one as the other's action ("never goes
         # swimming on Mondays" / "swims every day")
-        shared = (no.keys & yes.keys) | (no.keys & {yes.first}) | ({no.first} & yes.keys)
+        # (a generic verb met in the other role is no shared action: "works Monday to
+        # Friday, no weekends" / "cycles to work every day")
+        crossed = ((no.keys & {yes.first}) | ({no.first} & yes.keys)) - generic_verbs()
+        shared = (no.keys & yes.keys) | crossed
         if yes.recurs_on != _ALL_DAYS:
             shared -= generic_verbs()
         if shared == {_OPEN} and no.first != yes.first:
