@@ -59,9 +59,9 @@ _EN_DROPPED = re.compile(
 _KO_ALTERNATIVE = re.compile(
     r"([^\s,.]{1,20}?)(?:이|가)?\s*아니(?:라|고)|([^\s,.]{1,20}?)\s*(?:말고|대신)"
 )
-#: Korean: a tool not used ("Y는 안 쓰고", "Y를 아예 안 쓴다", "Y는 쓰지 않는다"; not a request,
-#: "Y를 사용하지 마세요"):
-#: Y is also looked for in Latin letters by its consonant skeleton ("픽시셋" / "Pixieset")
+#: Korean: a tool not used ("Y는 안 쓰고", "Y를 아예 안 쓴다", "Y는 쓰지 않는다"; a request,
+#: "Y를 사용하지 마세요", is none); Y is also looked for in Latin letters by its consonant
+#: skeleton ("픽시셋" / "Pixieset")
 _KO_UNUSED = re.compile(
     r"([^\s,.'\"]{1,20}?)(?:은|는|을|를|도)?\s+(?:아예\s+|전혀\s+|절대\s+)?"
     r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않)"
@@ -224,7 +224,7 @@ def denied_index_keys(text: str) -> list[str]:
         if (sk := hangul_skeleton(word)) is not None and len(sk) >= _LOANWORD_CHARS
     ]
     # (the index holds stems: "QuickBooks" is "quickbook", so "퀵북스" also without its S)
-    skeletons += [k[:-1] for k in skeletons if k.endswith("S") and len(k) > _LOANWORD_CHARS + 3]
+    skeletons += [k[:-1] for k in skeletons if k.endswith("S") and len(k[3:]) > _LOANWORD_CHARS]
     return [*lacks, *("w:" + word for word in denied), *skeletons]
 
 

@@ -201,7 +201,8 @@ def two_people(a_text: str, b_text: str) -> bool:
     subject's store one of them is about someone else, so nothing of theirs conflicts. A
     name in Hangul and one in Latin letters are one person when their consonant skeletons
     meet ("토마스" / "Tomás"). A fact that opens with no name says nothing here, and two
-    Korean topics are not compared (without articles "가게는" is a topic as "토마스는" is)."""
+    Korean topics are not compared (without articles "가게는" is a topic as "토마스는" is),
+    nor a Korean topic of two syllables with a Latin name ("장부는": a ledger)."""
     na, nb = opening_name(a_text), opening_name(b_text)
     if na is None or nb is None or na == nb or (_is_hangul(na) and _is_hangul(nb)):
         return False
