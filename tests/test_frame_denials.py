@@ -170,3 +170,6 @@ def test_a_korean_tool_not_used_meets_its_latin_name_as_a_candidate() -> None:
     keys = denied_index_keys("고객 사진은 픽시셋 안 쓰고 드라이브 링크로 보낸다.")
     assert set(skeleton_keys("w:pixieset")) & set(keys)
     assert not set(skeleton_keys("w:gallery")) & set(keys)
+    # the index holds stems ("QuickBooks" as "quickbook"): the skeleton without its S meets it
+    keys = denied_index_keys("인보이스는 퀵북스 안 쓰고 엑셀로 만든다.")
+    assert set(skeleton_keys("w:quickbook")) & set(keys)

@@ -24,9 +24,8 @@ import functools
 from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import _is_hangul, _tokens, ko_relative, relatives
 from auditor.detectors.contradiction_frames import frames_of
-from auditor.detectors.frame_people import opening_name
+from auditor.detectors.frame_people import opening_name, two_people
 from auditor.detectors.frame_pets import names_a_pet
-from auditor.detectors.transliteration import same_name
 
 __all__ = ["own_age_keys", "own_ages_apart"]
 
@@ -114,23 +113,12 @@ def _grammatical_person(text: str) -> int:
 def own_ages_apart(a_text: str, b_text: str) -> bool:
     """Whether two facts give the subject's own age two different values (see the module)."""
     a, b = _own_age(a_text), _own_age(b_text)
-    if a is None or b is None or _two_names(a_text, b_text):
+    if a is None or b is None or two_people(a_text, b_text, topics_are_names=True):
         return False
     if {_grammatical_person(a_text), _grammatical_person(b_text)} == {1, 3}:
         return False  # "I just turned 64" / "He just turned 50": the user and someone else
     gap = _KO_COUNT_GAP if a[1] != b[1] else _BIRTHDAY_GAP
     return abs(a[0] - b[0]) > gap
-
-
-def _two_names(a_text: str, b_text: str) -> bool:
-    """Whether two facts open with two different names ("하늘은 ..." / "먹물이는 ..."; in
-    Hangul and Latin letters by their consonant skeletons): two beings' ages."""
-    na, nb = opening_name(a_text), opening_name(b_text)
-    if na is None or nb is None or na == nb:
-        return False
-    if _is_hangul(na) == _is_hangul(nb):
-        return True
-    return not (same_name(na, nb) if _is_hangul(na) else same_name(nb, na))
 
 
 def own_age_keys(text: str) -> list[str]:

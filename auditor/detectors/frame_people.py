@@ -195,21 +195,25 @@ def _names_relative(text: str, relative: str) -> bool:
     )
 
 
-def two_people(a_text: str, b_text: str) -> bool:
+def two_people(a_text: str, b_text: str, *, topics_are_names: bool = False) -> bool:
     """Whether two facts open with the names of two different people ("Tomás never drinks
     alcohol" / "Elena likes a glass of wine with dinner"; "토마스는 ..." / "Elena ..."): in a
     subject's store one of them is about someone else, so nothing of theirs conflicts. A
     name in Hangul and one in Latin letters are one person when their consonant skeletons
     meet ("토마스" / "Tomás"). A fact that opens with no name says nothing here, and two
     Korean topics are not compared (without articles "가게는" is a topic as "토마스는" is),
-    nor a Korean topic of two syllables with a Latin name ("장부는": a ledger)."""
+    nor a Korean topic of two syllables with a Latin name ("장부는": a ledger), unless
+    ``topics_are_names``: where the facts say what only a being has (an age), a Korean
+    topic is read as a name ("하늘은 29살" / "먹물이는 세 살": two beings)."""
     na, nb = opening_name(a_text), opening_name(b_text)
-    if na is None or nb is None or na == nb or (_is_hangul(na) and _is_hangul(nb)):
+    if na is None or nb is None or na == nb:
         return False
+    if _is_hangul(na) and _is_hangul(nb):
+        return topics_are_names
     if not _is_hangul(na) and not _is_hangul(nb):
         return True
     korean, latin = (na, nb) if _is_hangul(na) else (nb, na)
-    if len(korean) < _KO_NAME_SYLLABLES:
+    if len(korean) < _KO_NAME_SYLLABLES and not topics_are_names:
         return False  # "장부는 ...", "가게는 ...": as likely a thing's topic as a name
     return not same_name(korean, latin)
 

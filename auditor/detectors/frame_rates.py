@@ -182,10 +182,6 @@ _RATE_WORDS = frozenset(
 )  # fmt: skip
 
 
-def _ko_number(word: str) -> bool:
-    return _number(word) is not None
-
-
 def _activity(toks: Sequence[Tok], ko: bool) -> str:
     """The activity a fact gives a rate of, as a key: in English the first content word
     after the person that is no generic verb, count or rate word ("goes running" -> run,
@@ -194,7 +190,7 @@ def _activity(toks: Sequence[Tok], ko: bool) -> str:
     generic = generic_verbs()
     if ko:
         for t in reversed(toks[1:]):
-            if not _is_hangul(t.low) or is_day_word(t, True) or _ko_number(t.low):
+            if not _is_hangul(t.low) or is_day_word(t, True) or _number(t.low) is not None:
                 continue
             if t.low.startswith(_KO_NOT_ACTIVITY):
                 continue
