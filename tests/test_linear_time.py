@@ -96,3 +96,27 @@ def test_a_one_megabyte_memory_is_scanned_in_bounded_memory(engine: Engine) -> N
     last = max(s.end for h in hits for s in h.detection.spans)
     assert last > 990_000
     assert grown_mb < 768, f"peak RSS grew by {grown_mb:.0f} MB"
+
+
+#: short facts (as short as a fact the frames read) whose numbers are long runs: the Korean
+#: amount reader once backtracked exponentially on a run of digits ending in letters
+#: ("figd_1234...abcdef": minutes at 40 digits)
+SHORT_NUMBER_FACTS = {
+    "Korean digits": lambda n: "월세로 " + "7" * n + "x 원을 낸다",
+    # (a token of 30 digits and letters in a Korean sentence: the shape that was found)
+    "a token's digits in a Korean fact": lambda n: (
+        "사용자가 공유함: tok_" + "1234567890" * 3 + "abc" + " 다" * (n // 30)
+    ),
+    "Korean digits and commas": lambda n: "연봉은 " + "1," * (n // 2) + "x 원",
+    "Korean scales": lambda n: "금액은 " + "7천" * (n // 2) + "x 원",
+    "spaced Korean scales": lambda n: "금액은 " + "7천 " * (n // 3) + "원",
+}
+
+
+def test_the_contradiction_readings_are_bounded_on_long_numbers_in_short_facts() -> None:
+    from auditor.detectors.contradiction import offline_signals
+
+    for shape, make in SHORT_NUMBER_FACTS.items():
+        older, newer = make(90), make(60)
+        took = _cpu(lambda a=older, b=newer: offline_signals(a, b))
+        assert took < BOUND_S, f"contradiction readings on {shape}: {took:.1f}s CPU"
