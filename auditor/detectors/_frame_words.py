@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from auditor.detectors._contradiction_data import EN_STOPWORDS, KO_QUANTITY_ADVERBS, bound_side
 from auditor.detectors._contradiction_text import has_phrase, stem
+from auditor.detectors._frame_money import CURRENCY_CODES, CURRENCY_WORDS, ko_won
 from auditor.detectors._frame_types import Modality
 
 _DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
@@ -61,33 +62,6 @@ _KO_MONTHLY = ("매달", "매월", "달마다")
 _MAX_AGE = 130
 #: verbs (and "aged") whose number is an age ("turned 36", "turns 10 this year")
 AGE_VERBS = frozenset({"turned", "turns", "turning", "aged"})
-#: currency words after a number, by the symbol its amount is kept under ("50,000 won")
-CURRENCY_WORDS = {
-    "won": "₩",
-    "krw": "₩",
-    "dollar": "$",
-    "dollars": "$",
-    "usd": "$",
-    "euro": "€",
-    "euros": "€",
-    "eur": "€",
-    "pound": "£",
-    "pounds": "£",
-    "gbp": "£",
-    "yen": "¥",
-    "jpy": "¥",
-    "franc": "chf",
-    "francs": "chf",
-    "chf": "chf",
-    "원": "₩",
-    "달러": "$",
-    "유로": "€",
-    "파운드": "£",
-    "엔": "¥",
-    "프랑": "chf",
-}
-#: currency codes written before an amount ("CHF 950", "USD 40")
-_CURRENCY_CODES = frozenset({"chf", "usd", "eur", "gbp", "krw", "jpy"})
 #: words after a number that it does not count ("turned 36 last month")
 _NOT_COUNTED = frozenset({"last", "next", "or", "nor", "than"})  # "18 or later": no count
 #: words for "year" after an age's number ("34 years old")
@@ -317,84 +291,6 @@ def _ko_number(
         out.setdefault("count:" + (_ko_counter(unit) or unit[:1]), set()).add(float(num_s))
 
 
-#: Korean number scales: within a group of four digits, and of the groups ("7천2백만")
-_KO_SMALL_SCALE = {"십": 10.0, "백": 100.0, "천": 1000.0}
-_KO_BIG_SCALE = {"만": 1e4, "억": 1e8}
-_KO_SCALES = "십백천만억"
-#: a Korean amount: digits and scales, then "원" and a particle or nothing ("7천2백만원을")
-_KO_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[십백천만억]+(?:\d[\d,]*(?:\.\d+)?)?)*")
-_KO_AMOUNT_PART = re.compile(r"(\d[\d,]*(?:\.\d+)?)?([십백천만억])?")
-#: the longest word read as "원" and its particle after such a number ("원을", "원씩")
-_KO_WON_CHARS = 3
-
-
-def ko_amount(number: str) -> float | None:
-    """The value of a number written with Korean scales ("7천2백만" is 72,000,000, "50만"
-    500,000, "6천만" 60,000,000), or None when it is not one."""
-    if _KO_AMOUNT.fullmatch(number) is None or not number[0].isdigit():
-        return None
-    total = group = 0.0
-    for m in _KO_AMOUNT_PART.finditer(number):
-        digits, scale = m.group(1), m.group(2)
-        if not digits and not scale:
-            continue
-        n = float(digits.replace(",", "")) if digits else None
-        if scale in _KO_SMALL_SCALE:
-            group += (1.0 if n is None else n) * _KO_SMALL_SCALE[scale]
-        elif scale in _KO_BIG_SCALE:
-            total += (group + (n or 0.0) or 1.0) * _KO_BIG_SCALE[scale]
-            group = 0.0
-        else:
-            group += n or 0.0
-    return total + group
-
-
-def _amount_part(word: str) -> bool:
-    """Whether a word is a number with Korean scales and nothing else ("7천", "2백만")."""
-    return word[:1].isdigit() and _KO_AMOUNT.fullmatch(word) is not None
-
-
-def _ko_won(toks: Sequence[Tok], i: int) -> float | None:
-    """An amount in won that starts at ``i``: "50,000원", "80만원을", "7천2백만 원" (a
-    number cut in two by the tokenizer read whole), else None; 0.0 for a later part of
-    such a number (read with the first)."""
-    k = i
-    while k > 0 and _amount_part(toks[k - 1].low) and _amount_part_start(toks[k].low):
-        k -= 1
-    run = _won_run(toks, k)
-    if k < i:
-        return 0.0 if run is not None and run[1] >= i else None
-    return None if run is None else run[0]
-
-
-def _won_run(toks: Sequence[Tok], i: int) -> tuple[float, int] | None:
-    """(amount, index of its last number word) of an amount in won from ``i``, or None."""
-    word, j = toks[i].low, i
-    while _amount_part(word) and j + 1 < len(toks) and _amount_part_start(toks[j + 1].low):
-        j += 1
-        word += toks[j].low
-    m = _KO_AMOUNT.match(word)
-    if m is None or not word[:1].isdigit():
-        return None
-    rest = word[m.end() :]
-    if not rest.startswith("원"):
-        after = toks[j + 1].low if j + 1 < len(toks) else ""
-        if rest or word[m.end() - 1] not in _KO_BIG_SCALE or not after.startswith("원"):
-            return None
-        if len(after) > _KO_WON_CHARS:
-            return None
-    value = ko_amount(m.group())
-    return None if value is None else (value, j)
-
-
-def _amount_part_start(word: str) -> bool:
-    """Whether a word goes on a number with Korean scales: "2백만원을" after "7천", "만원이다"
-    after "4,500" (the tokenizer cuts a number from the scale after a comma)."""
-    probe = "1" + word if word[:1] in _KO_SCALES else word
-    m = _KO_AMOUNT.match(probe)
-    return probe[:1].isdigit() and m is not None and (m.end() == len(probe) or probe[m.end()] == "원")
-
-
 #: Korean counters of people and things: in the genitive ("4개의 항목", "3명의 직원") the
 #: noun after them is what they count.
 _COUNTED = frozenset(("개", "명", "마리"))
@@ -491,7 +387,7 @@ def _number_at(  # noqa: PLR0913 - the loop's state, passed down
     if low[:1] in _CURRENCY:  # "$373.52": an amount of money
         out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
         return False
-    won = _ko_won(toks, i) if ko else None
+    won = ko_won(lows, i) if ko else None
     if won is not None:  # "80만 원", "7천2백만 원", "50,000원": an amount of money
         if won:
             out.setdefault("money:₩", set()).add(won)
@@ -672,7 +568,7 @@ def _number_and_unit(
     if num is None or i + 1 >= len(toks):
         return
     nxt, nxt_key = toks[i + 1].low, toks[i + 1].key
-    if i > 0 and toks[i - 1].low in _CURRENCY_CODES:  # "CHF 950": the code before it
+    if i > 0 and toks[i - 1].low in CURRENCY_CODES:  # "CHF 950": the code before it
         out.setdefault("money:" + CURRENCY_WORDS[toks[i - 1].low], set()).add(num)
         return
     if _age(toks, i, num):

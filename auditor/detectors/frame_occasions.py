@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from auditor.detectors._contradiction_text import stem
+from auditor.detectors._frame_money import CURRENCY_WORDS
 from auditor.detectors._frame_types import Frame
 from auditor.detectors._frame_words import (
-    CURRENCY_WORDS,
     Tok,
     _data,
     _is_hangul,
