@@ -80,7 +80,8 @@ from auditor.detectors._contradiction_profile import Lexicon, Profile, build_pro
 from auditor.detectors._literals import LiteralSet
 from auditor.detectors.base import DetectContext, Detection, Detector, MemoryView, Span
 from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_modality
-from auditor.detectors.frame_ages import own_age_keys
+from auditor.detectors.frame_ages import named_age_keys, own_age_keys
+from auditor.detectors.frame_crossings import crossing_keys
 from auditor.detectors.frame_denials import denied_index_keys, skeleton_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import (
@@ -278,6 +279,8 @@ class ContradictionDetector(Detector):
             frames.extend(pet_keys(m.fact))
             frames.extend(rate_keys(m.fact))
             frames.extend(own_age_keys(m.fact))
+            frames.extend(named_age_keys(m.fact))
+            frames.extend(crossing_keys(m.fact))
             denied = denied_index_keys(m.fact)
         prof = self.profile(m.fact, m.content_hash)
         if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)

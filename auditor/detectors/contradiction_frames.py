@@ -339,6 +339,9 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
     if not values and not typed:
         return None
     span = (value_toks[0].start, value_toks[-1].end) if value_toks else (0, 0)
+    modality = modality_of(lows, text, False)
+    if modality == "current" and verb in ("was", "were") and "age" in typed:
+        modality = "past"  # "Pippin was 3 when we adopted him": an age he had
     return Frame(
         "en",
         head,
@@ -350,7 +353,7 @@ def _en_frame(text: str, toks: Sequence[Tok], offset: int = 0) -> Frame | None:
         only,
         conj,
         negated,
-        modality_of(lows, text, False),
+        modality,
         span,
         any(w in _APPROX for w in lows),
         names,

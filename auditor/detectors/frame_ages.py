@@ -1,5 +1,7 @@
-"""The subject's own age told twice: "Tendai is 41 years old" / "텐다이 씨는 올해 서른다섯 살이
-되었다", "Tomasz is 48" / "He is 52 years old".
+"""An age told twice: the subject's own ("Tendai is 41 years old" / "텐다이 씨는 올해 서른다섯
+살이 되었다", "Tomasz is 48" / "He is 52 years old"), or a named being's ("Cat: Miso, grey
+tabby, 4 years old." / "Miso is 9 and on a kidney diet", "Borys is seven" / "보리스는 올해 세
+살이 되었다").
 
 The frames compare two ages only when their heads meet in one language, so a name and a
 pronoun, or the two languages, never meet there. In a store of one person a fact whose
@@ -15,19 +17,37 @@ only when they are more than ``_KO_COUNT_GAP`` apart, and two in one language wh
 more than a year apart (a birthday may lie between them). Two ages told a year or more apart
 may both have been true: the detector drops the signal then (it carries the value type
 "age"). Read by :mod:`auditor.detectors.frame_reading`.
+
+A named being's age is read from a short fact that names it once and gives one age: a name
+the fact opens with ("Miso is 9", "두부는 다섯 살 ..."; "Miso is 9" read as an age only when
+nothing follows the number in its clause: "Miso is 4 kg" is a weight), a label ("Cat:
+Miso, ...", "고양이 두부: 3살"), or a pet's name ("a beagle named Rosie, about 8 years old").
+Two such facts conflict when they name one being, written alike or, across the two
+scripts, with consonant skeletons that meet (:mod:`auditor.detectors.transliteration`;
+a name too short to have a skeleton is no evidence), and give it ages apart as above. Not
+read: a fact about a relative, a role ("Patient is 65"), an age in the past.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 from auditor.detectors._contradiction_text import stem
-from auditor.detectors._frame_words import _is_hangul, _tokens, ko_relative, relatives
+from auditor.detectors._frame_words import (
+    _is_hangul,
+    _number,
+    _tokens,
+    _typed,
+    ko_relative,
+    relatives,
+)
 from auditor.detectors.contradiction_frames import frames_of
 from auditor.detectors.frame_people import opening_name, two_people
-from auditor.detectors.frame_pets import names_a_pet
+from auditor.detectors.frame_pets import named_pets, names_a_pet
+from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
 
-__all__ = ["own_age_keys", "own_ages_apart"]
+__all__ = ["named_age_keys", "named_ages_apart", "own_age_keys", "own_ages_apart"]
 
 #: Facts whose own age is remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
@@ -125,3 +145,104 @@ def own_age_keys(text: str) -> list[str]:
     """The blocking key of a fact that tells the subject's own age ("age:@self"), so that
     two of them meet as candidates in either language and whatever their subject words."""
     return ["age:@self"] if _own_age(text) is not None else []
+
+
+#: "Miso is 9", "Borys is seven and ...": a number after a name's "is" that ends its clause
+_EN_IS_AGE = re.compile(
+    r"^[A-Z][^\W\d_]{2,} is (?P<n>\d{1,3}|[a-z]+)(?=\s*(?:$|[.,;:!)]|and\b|but\b|[—–]|- ))"
+)
+#: "Cat: Miso, grey tabby, 4 years old.": a word, a colon, a capitalised name
+_EN_LABEL = re.compile(r"^\s*(?P<kind>[A-Za-z]+):\s*(?P<name>[A-Z][^\W\d_]{2,})\b")
+#: "고양이 두부: 3살, ...": a Korean word, a name, a colon
+_KO_LABEL = re.compile(r"^\s*(?P<kind>[가-힣]+)\s+(?P<name>[가-힣]{1,4})\s*:")
+
+
+@functools.lru_cache(maxsize=_FACT_CACHE)
+def _named_age(text: str) -> tuple[str, float, bool] | None:
+    """(name, age, told in Korean) of a named being's one age in a short fact, or None."""
+    if len(text) > _MAX_CHARS:
+        return None
+    frames = frames_of(text)
+    if len(frames) != 1 or frames[0].modality != "current" or frames[0].negated:
+        return None
+    ko = _is_hangul(text)
+    ages = set(_typed(_tokens(text), ko).get("age", ()))  # the whole fact's, not one value's
+    bare = _EN_IS_AGE.match(text)
+    if bare and not ages:
+        n = _number(bare.group("n"))
+        if n is not None and n.is_integer() and 0 < n <= _MAX_PET_OR_PERSON_AGE:
+            ages = {n}
+    if len(ages) != 1 or _names_a_relative(text):
+        return None
+    if any(t.low in _EN_PAST for t in _tokens(text)):
+        return None  # "was 30 when she moved": an age one had
+    name = _name_of(text)
+    if name is None or name in _ROLES:
+        return None
+    return name, float(next(iter(ages))), ko
+
+
+#: the oldest age "X is N" is read as (a larger number is a count or a measure)
+_MAX_PET_OR_PERSON_AGE = 120
+
+
+def _name_of(text: str) -> str | None:
+    """The one being a fact is about: a label's name, the name it opens with, or its one
+    named pet; folded (lower case)."""
+    label = _EN_LABEL.match(text) or _KO_LABEL.match(text)
+    if label is not None and names_a_pet(label.group("kind")):
+        return label.group("name").lower()
+    pets = named_pets(text)
+    opening = opening_name(text)
+    if opening is not None and (not names_a_pet(text) or opening in pets or _is_the_pet(text)):
+        return opening  # (not "Dana adopted a 4-year-old cat": the age is the cat's)
+    return pets[0] if len(set(pets)) == 1 and opening is None else None
+
+
+def _is_the_pet(text: str) -> bool:
+    """Whether the animal a fact names is what its opening name is: "Miso is a grey tabby",
+    "콩이는 여섯 살 된 말티즈예요" (a copula after the name, or the animal as the Korean
+    predicate), not "Dana adopted a cat"."""
+    toks = _tokens(text)
+    if len(toks) < 2:  # noqa: PLR2004 - a name and what it is
+        return False
+    if not _is_hangul(toks[0].low):
+        return toks[1].low in ("is", "'s")
+    last = next((t.low for t in reversed(toks) if _is_hangul(t.low)), "")
+    return names_a_pet(last)
+
+
+def _one_name(a: str, b: str) -> bool:
+    """Whether two folded names are one: alike, or across the scripts with consonant
+    skeletons that meet (a name too short for a skeleton is no evidence)."""
+    if a == b:
+        return True
+    if _is_hangul(a) == _is_hangul(b):
+        return False
+    hangul, latin = (a, b) if _is_hangul(a) else (b, a)
+    skeleton = hangul_skeleton(hangul)
+    return skeleton is not None and skeleton in latin_skeletons(latin)
+
+
+def named_ages_apart(a_text: str, b_text: str) -> bool:
+    """Whether two facts give one named being two different ages (see the module)."""
+    a, b = _named_age(a_text), _named_age(b_text)
+    if a is None or b is None or not _one_name(a[0], b[0]):
+        return False
+    gap = _KO_COUNT_GAP if a[2] != b[2] else _BIRTHDAY_GAP
+    return abs(a[1] - b[1]) > gap
+
+
+def named_age_keys(text: str) -> list[str]:
+    """Blocking keys of a named being's age: its name ("age:=miso"), and its consonant
+    skeletons ("age:~MS"), so that the same name in the other script meets it."""
+    found = _named_age(text)
+    if found is None:
+        return []
+    name = found[0]
+    if _is_hangul(name):
+        skeleton = hangul_skeleton(name)
+        skeletons = {skeleton} if skeleton is not None else set()
+    else:
+        skeletons = set(latin_skeletons(name))
+    return sorted({"age:=" + name} | {"age:~" + s for s in skeletons})

@@ -24,7 +24,7 @@ from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import _data, _is_hangul, _tokens, ko_relative, relatives
 from auditor.detectors.transliteration import same_name
 
-__all__ = ["names_a_pet", "pet_keys", "two_pet_names"]
+__all__ = ["named_pets", "names_a_pet", "pet_keys", "two_pet_names"]
 
 #: Facts whose pet names are remembered (as the frames' cache of facts).
 _FACT_CACHE = 10_000
@@ -190,6 +190,12 @@ def two_pet_names(a_text: str, b_text: str) -> bool:
             if (x.unique or y.unique) and not _same_name(x.name, y.name):
                 return True
     return False
+
+
+def named_pets(text: str) -> tuple[str, ...]:
+    """The names of the pets one fact names ("a beagle named Rosie": "rosie"), folded; ()
+    when it names none or speaks of several animals."""
+    return tuple(p.name for p in _pet_names(text))
 
 
 def pet_keys(text: str) -> list[str]:

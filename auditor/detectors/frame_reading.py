@@ -18,8 +18,9 @@ from auditor.detectors._contradiction_pairs import PairSignal, Signal
 from auditor.detectors._frame_types import Frame, FrameVerdict
 from auditor.detectors._frame_words import _tokens
 from auditor.detectors.contradiction_frames import compare_frames, frames_of, text_modality
-from auditor.detectors.frame_ages import own_ages_apart
+from auditor.detectors.frame_ages import named_ages_apart, own_ages_apart
 from auditor.detectors.frame_anchors import anchored_typed
+from auditor.detectors.frame_crossings import crossed_typed
 from auditor.detectors.frame_denials import denied_alternative, on_occasion
 from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
@@ -65,6 +66,7 @@ _REASONS = {
     "pet_name": "the two memories give one pet two names",
     "rate": "the two memories say one activity happens at two different rates",
     "own_age": "the two memories give the person two different ages",
+    "named_age": "the two memories give one named person or animal two different ages",
 }
 
 
@@ -192,7 +194,7 @@ def _other_signal(older_text: str, newer_text: str) -> Signal | None:
 
 
 def _first_other_signal(older_text: str, newer_text: str) -> Signal | None:
-    anchored = _anchored(older_text, newer_text)
+    anchored = _anchored(older_text, newer_text) or crossed_typed(older_text, newer_text)
     if anchored is not None:
         return Signal(
             "value_conflict",
@@ -224,19 +226,20 @@ def _first_other_signal(older_text: str, newer_text: str) -> Signal | None:
             PairSignal(((*older_span, "value"),), ((*newer_span, "value"),)),
             {"slot": "frame:alternative", "signals": ["negation"], "evidence": "denied"},
         )
-    if own_ages_apart(older_text, newer_text):
-        return Signal(
-            "value_conflict",
-            0.65,
-            _REASONS["own_age"],
-            PairSignal((), ()),
-            {
-                "slot": "frame:age",
-                "signals": ["value_conflict"],
-                "evidence": "own_age",
-                "value_type": "age",
-            },
-        )
+    for ages_apart, evidence in ((own_ages_apart, "own_age"), (named_ages_apart, "named_age")):
+        if ages_apart(older_text, newer_text):
+            return Signal(
+                "value_conflict",
+                0.65,
+                _REASONS[evidence],
+                PairSignal((), ()),
+                {
+                    "slot": "frame:age",
+                    "signals": ["value_conflict"],
+                    "evidence": evidence,
+                    "value_type": "age",
+                },
+            )
     for check, entity, evidence, slot in _WHOLE_FACT_CHECKS:
         if check(older_text, newer_text):
             return Signal(
