@@ -1,5 +1,5 @@
-"""The subject's own age told twice (auditor/detectors/frame_ages.py), the Korean native
-numerals it reads, and its candidates."""
+"""An age told twice (auditor/detectors/frame_ages.py): the subject's own and a named
+being's, the Korean native numerals it reads, and its candidates."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ import pytest
 
 from auditor.detectors._frame_words import _number, ko_native_number
 from auditor.detectors.contradiction import candidate_pairs
-from auditor.detectors.frame_ages import own_age_keys, own_ages_apart
+from auditor.detectors.frame_ages import (
+    named_age_keys,
+    named_ages_apart,
+    own_age_keys,
+    own_ages_apart,
+)
 from auditor.testing import subject_views
 
 
@@ -86,3 +91,44 @@ def test_a_korean_two_digit_year_of_birth() -> None:
     assert birth_year_of(5) == 2005
     (found,) = ContradictionDetector().profile("카밀라는 94년생이다.").dates
     assert found.year == 1994 and "event:birth" in found.keys
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Dog: Pippin, border collie, 6 years old.", "Pippin is 11 and still chases the ball."),
+        ("Noodle is eight and sleeps all day.", "누들은 올해 세 살이 되었다."),  # two scripts
+        ("강아지 콩이: 2살, 말티즈.", "콩이는 여섯 살 된 말티즈예요."),
+        ("Has a terrier named Biscuit, about 4 years old.", "Biscuit is 10."),
+    ],
+)
+def test_one_named_beings_two_ages(older: str, newer: str) -> None:
+    assert named_ages_apart(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Dana adopted a 4-year-old cat.", "Dana is 35."),  # the cat's age
+        ("Pippin is 6.", "Pippin is 7."),  # a birthday between
+        ("Noodle is eight.", "누들은 올해 열 살이 되었다."),  # Korean counting
+        ("Miso is 4 kg.", "Miso is 9."),  # a weight
+        ("Pippin was 3 when we adopted him.", "Pippin is 9."),  # an age he had
+        ("Bo is 3.", "주주는 여덟 살이다."),  # names too short to compare
+        ("Pippin is 6.", "Biscuit is 10."),  # two beings
+        ("Her son Tom is 7.", "Tom is 12."),  # a relative's fact is not read
+    ],
+)
+def test_named_ages_that_do_not_conflict(older: str, newer: str) -> None:
+    assert not named_ages_apart(older, newer)
+
+
+def test_a_named_beings_ages_meet_across_the_scripts() -> None:
+    """The name's consonant skeleton is a key: "Noodle" and "누들" meet as candidates."""
+    facts = ["Noodle is eight and sleeps all day."]
+    facts += [f"Walked the dog on trail number {n}." for n in range(30)]
+    facts += ["누들은 올해 세 살이 되었다."]
+    assert set(named_age_keys(facts[0])) & set(named_age_keys(facts[-1]))
+    assert named_age_keys("Dana adopted a 4-year-old cat.") == []
+    pairs = candidate_pairs(subject_views(facts, "user:dana"))
+    assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
