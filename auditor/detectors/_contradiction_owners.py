@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from auditor.detectors import _contradiction_data as data
-from auditor.detectors._contradiction_text import Token, has_phrase, is_hangul
+from auditor.detectors._contradiction_text import Token, has_phrase, is_hangul, stem
 from auditor.detectors._frame_words import ko_relative, relatives
 
 __all__ = ["avoided", "conditional", "owned", "someone_else"]
@@ -91,10 +91,30 @@ def _pronoun_of_an_opening_relative(
     """Whether a later clause opens with "he" / "she" / "they" in a fact whose first words
     name a relative as its subject ("His wife Rudo ..."): the pronoun is the relative."""
     opening = [t for t in tokens if t.clause == 0][:_SUBJECT_WORDS]
-    if not any(t.stem in en for t in opening):
+    named = {t.stem for t in opening if t.stem in en}
+    if not named:
         return False
     own = next((t for t in tokens if t.clause == clause), None)
-    return own is not None and own.text.split("'")[0] in ("he", "she", "they")
+    pronoun = own.text.split("'")[0] if own is not None else ""
+    if pronoun not in ("he", "she", "they"):
+        return False
+    # "Her husband Earl died in 2019; she has lived alone since": "she" is not the husband
+    other_gender = _MALE if pronoun == "she" else _FEMALE if pronoun == "he" else frozenset()
+    return not named <= other_gender
+
+
+#: relatives (as stems) who are men and who are women: a pronoun of the other gender after
+#: them is someone else
+_MALE = frozenset(
+    stem(w)
+    for w in "husband father dad son brother boyfriend grandfather grandson uncle nephew".split()
+)
+_FEMALE = frozenset(
+    stem(w)
+    for w in (
+        "wife mother mum mom daughter sister girlfriend grandmother granddaughter aunt niece"
+    ).split()
+)
 
 
 def _appositive_relative(tokens: Sequence[Token], en: frozenset[str]) -> bool:
