@@ -100,6 +100,11 @@ def test_a_korean_two_digit_year_of_birth() -> None:
         ("Noodle is eight and sleeps all day.", "누들은 올해 세 살이 되었다."),  # two scripts
         ("강아지 콩이: 2살, 말티즈.", "콩이는 여섯 살 된 말티즈예요."),
         ("Has a terrier named Biscuit, about 4 years old.", "Biscuit is 10."),
+        # the one sentence of a fact that gives an age; "작년부터" (since last year) is now
+        (
+            "고양이 '보송이'와 둘이 산다. 보송이는 올해 두 살이다.",
+            "보송이는 아홉 살이고 작년부터 약을 먹는다.",
+        ),
     ],
 )
 def test_one_named_beings_two_ages(older: str, newer: str) -> None:

@@ -36,6 +36,8 @@ def test_korean_amounts_with_their_scales(number: str, value: float) -> None:
         ("매달 2,140달러를 받는다.", "money:$", 2140.0),
         ("월세는 1,200유로다.", "money:€", 1200.0),
         ("Rent is CHF 1,240 per month.", "money:chf", 1240.0),
+        ("His pension is about 2.1 million won a month.", "money:₩", 2_100_000.0),
+        ("Raised $2.5 million last year.", "money:$", 2_500_000.0),
     ],
 )
 def test_amounts_of_money_are_money(text: str, kind: str, value: float) -> None:

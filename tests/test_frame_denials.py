@@ -17,6 +17,7 @@ from auditor.detectors.frame_denials import (
     on_occasion,
     skeleton_keys,
 )
+from auditor.detectors.frame_occasions import dated_past
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -145,6 +146,8 @@ def test_an_exception_on_an_occasion(text: str, occasion: bool) -> None:
         ),
         ("장부는 엑셀 하나로 관리한다.", "장부는 엑셀은 안 쓰고 앱으로 관리한다."),
         ("Her invoices go out through QuickBooks.", "인보이스는 퀵북스 안 쓰고 엑셀로 만든다."),
+        ("Avoids MATLAB completely.", "Runs all lab analysis in MATLAB."),  # "avoids"
+        ("Keeps all client invoices in Notion.", "요즘은 Notion은 아예 열지도 않는다."),
     ],
 )
 def test_a_tool_not_used_against_the_same_tool_used(older: str, newer: str) -> None:
@@ -173,3 +176,18 @@ def test_a_korean_tool_not_used_meets_its_latin_name_as_a_candidate() -> None:
     # the index holds stems ("QuickBooks" as "quickbook"): the skeleton without its S meets it
     keys = denied_index_keys("인보이스는 퀵북스 안 쓰고 엑셀로 만든다.")
     assert set(skeleton_keys("w:quickbook")) & set(keys)
+
+
+@pytest.mark.parametrize(
+    ("text", "dated"),
+    [
+        ("Switched from Sketch to Figma back in 2021.", True),
+        ("2019년에 서울로 이사했다.", True),
+        ("Uses Figma for all design work.", False),
+        ("Switched to Figma last year.", False),  # no year: not read as dated
+    ],
+)
+def test_a_dated_past_event(text: str, dated: bool) -> None:
+    """A fact that tells a past event with its year is history: a later denial of what
+    it states is no conflict (auditor/detectors/frame_reading.py)."""
+    assert dated_past(text) is dated

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["CURRENCY_CODES", "CURRENCY_WORDS", "ko_amount", "ko_won"]
+__all__ = ["CURRENCY_CODES", "CURRENCY_WORDS", "EN_SCALES", "ko_amount", "ko_won"]
 
 #: currency words after a number, by the symbol its amount is kept under ("50,000 won")
 CURRENCY_WORDS = {
@@ -35,6 +35,8 @@ CURRENCY_WORDS = {
     "엔": "¥",
     "프랑": "chf",
 }
+#: English scale words between an amount and its currency ("1.4 million won", "$2 million")
+EN_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 #: currency codes written before an amount ("CHF 950", "USD 40")
 CURRENCY_CODES = frozenset({"chf", "usd", "eur", "gbp", "krw", "jpy"})
 #: Korean number scales: within a group of four digits, and of the groups ("7천2백만")

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from auditor.detectors._contradiction_data import EN_STOPWORDS, KO_QUANTITY_ADVERBS, bound_side
 from auditor.detectors._contradiction_text import has_phrase, stem
-from auditor.detectors._frame_money import CURRENCY_CODES, CURRENCY_WORDS, ko_won
+from auditor.detectors._frame_money import CURRENCY_CODES, CURRENCY_WORDS, EN_SCALES, ko_won
 from auditor.detectors._frame_types import Modality
 
 _DATA_PATH = Path(__file__).with_name("data") / "contradiction_frames.json"
@@ -384,8 +384,9 @@ def _number_at(  # noqa: PLR0913 - the loop's state, passed down
         number = low[:-1] if low.endswith("%") else lows[i - 1]
         out.setdefault("percent", set()).add(float(number))  # "99.9%", "3.8 percent"
         return False
-    if low[:1] in _CURRENCY:  # "$373.52": an amount of money
-        out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")))
+    if low[:1] in _CURRENCY:  # "$373.52", "$1.2 million": an amount of money
+        scale = EN_SCALES.get(lows[i + 1], 1.0) if i + 1 < len(lows) else 1.0
+        out.setdefault("money:" + low[0], set()).add(float(low[1:].replace(",", "")) * scale)
         return False
     won = ko_won(lows, i) if ko else None
     if won is not None:  # "80만 원", "7천2백만 원", "50,000원": an amount of money
@@ -578,6 +579,10 @@ def _number_and_unit(
         # "at 2 pm": a clock time, not two of "pm"
         out.setdefault("clock", set()).add((int(num) % 12 + (12 if nxt == "pm" else 0), 0))
         return
+    if nxt in EN_SCALES and i + 2 < len(toks) and toks[i + 2].low in CURRENCY_WORDS:
+        # "1.4 million won": the scale, then the currency
+        out.setdefault("money:" + CURRENCY_WORDS[toks[i + 2].low], set()).add(num * EN_SCALES[nxt])
+        return
     if nxt in CURRENCY_WORDS or (ko and nxt_key in CURRENCY_WORDS):
         # "50,000 won", "40 dollars", "1,200유로를": an amount of money
         out.setdefault("money:" + CURRENCY_WORDS[nxt_key if ko else nxt], set()).add(num)
@@ -750,9 +755,10 @@ def modality_of(lows: Sequence[str], text: str, ko: bool) -> Modality:
             return "hypothetical"
         if any(w in text for w in d["plan_words_ko"]):
             return "plan"
-        if any(t.startswith(w) for t in lows for w in d["past_words_ko"]) or any(
-            e in text for e in d["past_endings_ko"]
-        ):
+        # (not "작년부터": since last year, and still)
+        if any(
+            t.startswith(w) and not t.endswith("부터") for t in lows for w in d["past_words_ko"]
+        ) or any(e in text for e in d["past_endings_ko"]):
             return "past"
         return "current"
     if any(w in d["hypothetical_words_set"] for w in lows):

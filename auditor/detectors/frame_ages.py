@@ -147,6 +147,8 @@ def own_age_keys(text: str) -> list[str]:
     return ["age:@self"] if _own_age(text) is not None else []
 
 
+#: where one sentence of a fact ends and the next begins
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 #: "Miso is 9", "Borys is seven and ...": a number after a name's "is" that ends its clause
 _EN_IS_AGE = re.compile(
     r"^[A-Z][^\W\d_]{2,} is (?P<n>\d{1,3}|[a-z]+)(?=\s*(?:$|[.,;:!)]|and\b|but\b|[—–]|- ))"
@@ -159,9 +161,19 @@ _KO_LABEL = re.compile(r"^\s*(?P<kind>[가-힣]+)\s+(?P<name>[가-힣]{1,4})\s*:
 
 @functools.lru_cache(maxsize=_FACT_CACHE)
 def _named_age(text: str) -> tuple[str, float, bool] | None:
-    """(name, age, told in Korean) of a named being's one age in a short fact, or None."""
+    """(name, age, told in Korean) of a named being's one age in a short fact, or None: a
+    fact of several sentences by the one sentence that gives an age ("고양이 '모찌'와 산다.
+    모찌는 올해 네 살이다.")."""
     if len(text) > _MAX_CHARS:
         return None
+    sentences = [p for p in _SENTENCE.split(text) if p.strip()]
+    if len(sentences) > 1:
+        aged = [
+            p
+            for p in sentences
+            if _EN_IS_AGE.match(p) or "age" in _typed(_tokens(p), _is_hangul(p))
+        ]
+        return _named_age(aged[0]) if len(aged) == 1 else None
     frames = frames_of(text)
     if len(frames) != 1 or frames[0].modality != "current" or frames[0].negated:
         return None

@@ -49,11 +49,13 @@ _EN_ALTERNATIVE = re.compile(
     r"([^\W_][\w.+#&'-]{0,40})",
     re.IGNORECASE,
 )
-#: a tool dropped: "the team dropped Datadog last year", "ditched Jira", "moved off Heroku"
+#: a tool dropped or shunned: "the team dropped Datadog last year", "ditched Jira", "moved
+#: off Heroku", "avoids Python"
 #: (only a capitalised name: "dropped the kids at school" drops nothing)
 _EN_DROPPED = re.compile(
     r"\b(?:[Dd]ropped|[Dd]itched|[Aa]bandoned|[Mm]oved\s+off(?:\s+of)?"
-    r"|[Mm]igrated\s+(?:away\s+)?from|[Dd]eleted|[Uu]ninstalled)\s+([A-Z][\w.+#&'-]{0,40})"
+    r"|[Mm]igrated\s+(?:away\s+)?from|[Dd]eleted|[Uu]ninstalled"
+    r"|[Aa]void(?:s|ed|ing)?)\s+([A-Z][\w.+#&'-]{0,40})"  # "avoids Python entirely"
 )
 #: Korean: "Y가 아니라" / "Y이 아니고", "Y 말고", "Y 대신(에)"
 _KO_ALTERNATIVE = re.compile(
@@ -64,7 +66,8 @@ _KO_ALTERNATIVE = re.compile(
 #: skeleton ("픽시셋" / "Pixieset")
 _KO_UNUSED = re.compile(
     r"([^\s,.'\"]{1,20}?)(?:은|는|을|를|도)?\s+(?:아예\s+|전혀\s+|절대\s+)?"
-    r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않)"
+    # ("열지도 않는다": not even opened)
+    r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않|열지도\s*않)"
 )
 #: Korean: a thing one is said not to have ("차가 없어서", "차가 없다"): the noun
 _KO_LACKS = re.compile(r"(?<![가-힣])([가-힣]{1,6}?)(?:이|가)\s*없(?:다|어|고|음|는|으|습)")
@@ -76,11 +79,22 @@ _KO_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "의", "�
 _MAX_CHARS = 300
 _MAX_TOKENS = 40
 #: the Korean words an alternative needs ("아니라", "말고", "대신"): a cheap test first
-_KO_CUES = ("아니", "말고", "대신", "안 쓰", "안 쓴", "안 써", "안 씀", "쓰지 않", "사용하지 않")
+_KO_CUES = (
+    "아니",
+    "말고",
+    "대신",
+    "안 쓰",
+    "안 쓴",
+    "안 써",
+    "안 씀",
+    "쓰지 않",
+    "사용하지 않",
+    "열지도 않",
+)
 #: a cheap test before the English pattern runs
 _EN_CUE = re.compile(
     r"\b(?:not|never|instead|rather|longer|stopped|away|no|dropped|ditched|abandoned|off"
-    r"|migrated|deleted|uninstalled)\b|n't",
+    r"|migrated|deleted|uninstalled|avoids?|avoided|avoiding)\b|n't",
     re.IGNORECASE,
 )
 #: the most words of an alternative read ("the Army of Northern Virginia")
@@ -105,6 +119,9 @@ _PHRASE_STOPS = frozenset(
         "so",
         "in",  # "dropped Sentry in March": when, not part of the name
         "during",
+        "completely",  # "avoids MATLAB completely": how, not part of the name
+        "entirely",
+        "altogether",
     }
 )
 #: how many tokens before a stated alternative are searched for a negation of its own
@@ -237,7 +254,7 @@ def _ko_unused(text: str) -> frozenset[str]:
 
 
 #: words every match of ``_KO_UNUSED`` holds
-_KO_UNUSED_CUES = ("쓰", "쓴", "써", "씀", "사용")
+_KO_UNUSED_CUES = ("쓰", "쓴", "써", "씀", "사용", "열지도")
 
 
 def skeleton_keys(index_key: str) -> list[str]:

@@ -26,6 +26,7 @@ __all__ = [
     "SCOPE_KINDS",
     "attached_keys",
     "dated_events_apart",
+    "dated_past",
     "other_activity",
     "other_occasions",
     "scope_words",
@@ -225,6 +226,12 @@ _PAST = re.compile(
 def told_in_past(text: str) -> bool:
     """Whether a fact tells something in the past tense ("reviewed", "went", "이사했다")."""
     return _PAST.search(text) is not None
+
+
+def dated_past(text: str) -> bool:
+    """Whether a fact tells a past event with its year ("switched to Figma back in 2021",
+    "2019년에 이사했다"): history, which a later fact may have overtaken."""
+    return _YEAR.search(text) is not None and _PAST.search(text) is not None
 
 
 def dated_events_apart(a_text: str, b_text: str) -> bool:

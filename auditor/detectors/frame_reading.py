@@ -22,6 +22,7 @@ from auditor.detectors.frame_ages import named_ages_apart, own_ages_apart
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_crossings import crossed_typed
 from auditor.detectors.frame_denials import denied_alternative, on_occasion
+from auditor.detectors.frame_occasions import dated_past
 from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
 from auditor.detectors.frame_preferences import dispreferred, reversed_preferences
@@ -209,10 +210,11 @@ def _first_other_signal(older_text: str, newer_text: str) -> Signal | None:
             },
         )
     denial = denied_alternative(older_text, newer_text)
-    if denial is not None and dispreferred(
-        older_text if denial.newer_denies else newer_text, denial.stated_span
-    ):
+    stating = older_text if denial is not None and denial.newer_denies else newer_text
+    if denial is not None and dispreferred(stating, denial.stated_span):
         denial = None  # "prefers emails to phone calls" does not state phone calls
+    elif denial is not None and dated_past(stating):
+        denial = None  # "switched to Figma back in 2021": a dated event, not today's use
     if denial is not None:
         older_span, newer_span = (
             (denial.stated_span, denial.denying_span)
