@@ -28,6 +28,7 @@ candidates.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from auditor.detectors._contradiction_data import EVENT_WORDS
@@ -51,7 +52,9 @@ _FACT_CACHE = 10_000
 #: A longer fact is a page or a tool result, not one amount or event.
 _MAX_CHARS = 200
 #: typed kinds (before ":") that hold one value of one amount or event
-_KINDS = frozenset({"money", "date", "dom", "age"})
+_KINDS = frozenset({"money", "date", "dom", "age", "year"})
+#: a year in an English fact ("in February 2022"; the frames read years only in Korean)
+_EN_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,])")
 #: Korean words of a period of an amount, in minutes like the typed durations
 _KO_PERIODS = {"매달": 43_200.0, "매월": 43_200.0, "월세": 43_200.0, "월급": 43_200.0}
 _KO_YEARLY = ("매년", "연봉", "연간", "일 년에", "1년에")
@@ -106,6 +109,8 @@ def _reading(text: str) -> _Reading | None:
         modality = "past"  # "The exam was on May 3": a date that has passed
     all_typed = _typed(toks, ko)
     typed = {k: frozenset(v) for k, v in all_typed.items() if k.split(":", 1)[0] in _KINDS}
+    if not ko and "year" not in typed and (years := {int(y) for y in _EN_YEAR.findall(text)}):
+        typed["year"] = frozenset(years)
     if not typed:
         return None
     lows = [t.low for t in toks]
@@ -179,11 +184,19 @@ def crossed_typed(a_text: str, b_text: str) -> str | None:
 
 
 def _one_time(a: _Reading, b: _Reading) -> bool:
-    """Whether two facts can tell one state: not a plan or a past state beside the present,
-    not two past facts (a history)."""
+    """Whether two facts can tell one state or event: not a plan or a past state beside the
+    present, not two past facts (a history) unless they share a one-time event
+    (``cross_once``: one retirement told with two dates)."""
     if a.modality != b.modality and "current" in (a.modality, b.modality):
         return False
-    return not (a.modality == "past" and b.modality == "past")
+    if a.modality == "past" and b.modality == "past":
+        return bool(a.concepts & b.concepts & _once_concepts())
+    return True
+
+
+@functools.cache
+def _once_concepts() -> frozenset[str]:
+    return frozenset(_data()["cross_once"])
 
 
 def _amounts_apart(a: _Reading, b: _Reading, kind: str, texts: str) -> bool:
