@@ -7,7 +7,12 @@ import pytest
 
 from auditor.detectors._frame_words import ko_relative
 from auditor.detectors.contradiction import ContradictionDetector
-from auditor.detectors.frame_people import about_a_relative_apart, two_people
+from auditor.detectors.frame_people import (
+    about_a_relative_apart,
+    about_someone_else,
+    introduced_people,
+    two_people,
+)
 
 
 @pytest.mark.parametrize(
@@ -130,3 +135,33 @@ def test_a_generic_verb_met_as_a_destination_is_no_shared_action() -> None:
         "Cycles to work every day.", "Works Monday to Friday, never at weekends."
     )
     assert never_every("Never works at weekends.", "Works every day.")
+
+
+def test_the_people_a_store_introduces_by_name() -> None:
+    facts = [
+        "Rafael is a software architect in Lisbon.",
+        "Rafael works from home.",
+        "남편 티아구는 알칸타라에서 빵집을 한다.",
+        "연구실 후배 민재 씨는 클러스터 예약을 맡는다.",
+        "My colleague Dana sits next to me.",
+        "남편 회사는 판교에 있다.",  # the husband's company: no name
+        "친구와 결혼해서 부산에 산다.",  # no name after 친구
+        "Tiago's husband Rafael bakes on Sundays.",  # the subject's own name stays out
+    ]
+    assert introduced_people(facts) == frozenset({"티아구", "민재", "dana"})
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "apart"),
+    [
+        ("Drinks about four espressos a day.", "티아구는 커피를 전혀 안 마신다.", True),
+        ("Gaussian은 안 쓴다.", "연구실 후배 민재 씨는 Gaussian을 쓴다.", True),
+        ("Tiago loves espresso.", "티아구는 커피를 전혀 안 마신다.", False),  # one person
+        ("Her husband Tiago is a baker.", "Tiago is a pastry chef.", False),  # named in both
+        ("민재 씨와 함께 산다.", "Lives alone.", False),  # a companion, not the topic
+        ("Drinks about four espressos a day.", "Never drinks coffee.", False),
+    ],
+)
+def test_a_fact_about_an_introduced_person(older: str, newer: str, apart: bool) -> None:
+    others = frozenset({"티아구", "민재"})
+    assert about_someone_else(older, newer, others) is apart

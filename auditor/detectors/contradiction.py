@@ -89,7 +89,7 @@ from auditor.detectors.frame_pairs import (
     contrasted_attribute,
     different_things,
 )
-from auditor.detectors.frame_people import two_people
+from auditor.detectors.frame_people import about_someone_else, introduced_people, two_people
 from auditor.detectors.frame_pets import pet_keys
 from auditor.detectors.frame_preferences import preference_keys
 from auditor.detectors.frame_rates import rate_keys
@@ -373,6 +373,7 @@ class ContradictionDetector(Detector):
         profiles = _Profiles(self, usable)
         found: dict[tuple[int, int], tuple[Signal, list[Signal]]] = {}
         undecided: list[tuple[int, int, float]] = []
+        others: frozenset[str] | None = None  # the people the store introduces by name
         for (i, j), _score in sorted(pairs.items()):
             older, newer = usable[i], usable[j]
             if (
@@ -397,6 +398,10 @@ class ContradictionDetector(Detector):
                     years_apart=_years_apart(older, newer),
                     any_relation=self.lexicon.any_relation_slots,
                 )
+            if signals and others is None:  # (read only once a pair has a signal)
+                others = introduced_people([m.fact for m in usable])
+            if signals and others and about_someone_else(older.fact, newer.fact, others):
+                continue  # "남편 티아구는 ..." told: "티아구는 커피를 안 마신다" is his
             if signals:
                 found[(i, j)] = (signals[0], signals)
             elif self.judge_similar is not None and ctx.judge is not None:

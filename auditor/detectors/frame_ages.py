@@ -164,7 +164,7 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
     """(name, age, told in Korean) of a named being's one age in a short fact, or None: a
     fact of several sentences by the one sentence that gives an age ("고양이 '모찌'와 산다.
     모찌는 올해 네 살이다.")."""
-    if len(text) > _MAX_CHARS:
+    if len(text) > _MAX_CHARS or not _may_give_an_age(text):
         return None
     sentences = [p for p in _SENTENCE.split(text) if p.strip()]
     if len(sentences) > 1:
@@ -192,6 +192,16 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
     if name is None or name in _ROLES:
         return None
     return name, float(next(iter(ages))), ko
+
+
+def _may_give_an_age(text: str) -> bool:
+    """A cheap test before a fact is read: a digit, a Korean age word, or "X is N"."""
+    return (
+        any(c.isdigit() for c in text)
+        or "살" in text
+        or "세" in text
+        or any(_EN_IS_AGE.match(p) for p in _SENTENCE.split(text))
+    )
 
 
 #: the oldest age "X is N" is read as (a larger number is a count or a measure)

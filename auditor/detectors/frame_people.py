@@ -23,11 +23,13 @@ from auditor.detectors._frame_words import (
     modality_of,
     relatives,
 )
-from auditor.detectors.transliteration import same_name
+from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons, same_name
 
 __all__ = [
     "about_a_relative_apart",
+    "about_someone_else",
     "another_person",
+    "introduced_people",
     "two_people",
     "ko_named_relative_view",
     "named_relative_view",
@@ -297,3 +299,152 @@ def _ko_topic_particles() -> tuple[str, ...]:
 @functools.cache
 def _adverbial_topics() -> tuple[str, ...]:
     return tuple(_data()["ko_adverbial_topics"])
+
+
+#: words besides the relatives that introduce another person by name ("my colleague Dana",
+#: "후배 민재 씨"), as stems
+_EN_INTRODUCERS = frozenset(
+    stem(w)
+    for w in (
+        "colleague coworker friend flatmate roommate housemate boss manager neighbour "
+        "neighbor classmate labmate teammate"
+    ).split()
+)
+_KO_INTRODUCERS = ("후배", "선배", "동료", "친구", "룸메이트", "팀장", "상사", "이웃", "동기")
+#: the endings a Korean name takes in a fact ("티아구는", "민재 씨가", "은지의")
+_KO_NAME_ENDINGS = (
+    "씨는",
+    "씨가",
+    "씨의",
+    "씨도",
+    "씨",
+    "는",
+    "은",
+    "이가",
+    "가",
+    "이",
+    "의",
+    "도",
+)
+#: the fewest syllables of a Korean word after a relative read as a name without "씨"
+#: ("남편 티아구는"; "남편 회사는" is the husband's company)
+_KO_BARE_NAME = 3
+#: how many words a Korean fact may open with before the person it is about ("연구실
+#: 후배 민재 씨는 ...")
+_KO_TOPIC_WORDS = 4
+
+
+def introduced_people(facts: Sequence[str]) -> frozenset[str]:
+    """The names a subject's facts introduce as other people, folded: a capitalised name
+    right after a relative or a colleague word ("her husband Tiago", "my colleague Dana"),
+    a Korean name after one ("남편 티아구는", "후배 민재 씨"). The name most facts open with
+    (the subject's own, "Tiago's wife Rafaela ..." in Rafaela's store) is left out."""
+    en_words = relatives()[0] | _EN_INTRODUCERS
+    names: set[str] = set()
+    for text in facts:
+        toks = _tokens(text)
+        for k in range(len(toks) - 1):
+            t, nxt = toks[k], toks[k + 1]
+            if _is_hangul(t.low):
+                if ko_relative(t.low) or t.low.startswith(_KO_INTRODUCERS):
+                    after = toks[k + 2].low if k + 2 < len(toks) else ""
+                    name = _ko_name(nxt.low, marked=after.startswith("씨"))
+                    if name is not None:
+                        names.add(name)
+            elif stem(t.low) in en_words:
+                raw = text[nxt.start : nxt.end].split("'")[0].split("\u2019")[0]
+                if len(raw) >= 3 and raw[0].isupper() and raw[1:].isalpha() and raw[1:].islower():  # noqa: PLR2004
+                    names.add(_folded(raw))
+    openings = [n for n in (opening_name(f) for f in facts) if n is not None]
+    # the subject's own names: those two facts or more open with, in either script
+    own = frozenset(n for n in set(openings) if openings.count(n) >= 2)  # noqa: PLR2004
+    return frozenset(n for n in names if not _known(n, own))
+
+
+def _ko_name(word: str, *, marked: bool) -> str | None:
+    """A Korean name in a word after a relative ("티아구는" -> 티아구; "민재" before "씨"),
+    or None for a word that is as likely a thing ("회사는") or no noun ("결혼해서")."""
+    stripped, particle = word, False
+    for ending in _KO_NAME_ENDINGS:
+        if stripped.endswith(ending) and len(stripped) > len(ending) + 1:
+            marked = marked or ending.startswith("씨")
+            particle = True
+            stripped = stripped[: -len(ending)]
+            break
+    if not all(_is_hangul(c) for c in stripped) or ko_relative(stripped):
+        return None
+    if not 2 <= len(stripped) <= 4:  # noqa: PLR2004
+        return None
+    if marked or (particle and len(stripped) >= _KO_BARE_NAME):
+        return stripped
+    return None
+
+
+def _folded(word: str) -> str:
+    folded = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+def _person_of(text: str, others: frozenset[str]) -> str | None:
+    """The introduced person a fact is about: its opening name, or a Korean fact's topic
+    among its first words ("연구실 후배 민재 씨는 ..."), when that is one of ``others``."""
+    name = opening_name(text)
+    if name is not None and _known(name, others):
+        return name
+    if not _is_hangul(text):
+        return None
+    toks = _tokens(text)[:_KO_TOPIC_WORDS]
+    for k, t in enumerate(toks):
+        after = toks[k + 1].low if k + 1 < len(toks) else ""
+        name = _ko_name(t.low, marked=after.startswith("씨"))
+        # the person the fact is about, not a companion ("도윤 씨와 함께 산다")
+        topic = t.low.endswith(("는", "은", "가", "이")) or after in _KO_TITLED_TOPICS
+        if name is not None and topic and _known(name, others):
+            return name
+    return None
+
+
+#: "씨" with a topic or subject particle after a name ("민재 씨는"; not "씨와": with him)
+_KO_TITLED_TOPICS = frozenset({"씨는", "씨가", "씨도", "씨"})
+
+
+def _known(name: str, others: frozenset[str]) -> bool:
+    """Whether a name is one of ``others``, in its script or, by consonant skeletons that
+    meet, in the other (a name too short for a skeleton is no evidence)."""
+    if name in others:
+        return True
+    for other in others:
+        if _is_hangul(name) == _is_hangul(other):
+            continue
+        hangul, latin = (name, other) if _is_hangul(name) else (other, name)
+        skeleton = hangul_skeleton(hangul)
+        if skeleton is not None and skeleton in latin_skeletons(latin):
+            return True
+    return False
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether a fact names a person anywhere ("Sam's partner Alex is a teacher": Alex)."""
+    for t in _tokens(text):
+        word = t.low.split("'")[0]
+        if _is_hangul(word):
+            found = _ko_name(word, marked=True)
+            word = found if found is not None else word
+        if _known(_folded(word), frozenset({name})):
+            return True
+    return False
+
+
+def about_someone_else(a_text: str, b_text: str, others: frozenset[str]) -> bool:
+    """Whether one of two facts is about a person the store introduced as someone else
+    (``others``, from :func:`introduced_people`) and the other is not about that person:
+    "남편 티아구는 ..." told, "티아구는 커피를 전혀 안 마신다" is the husband's, not the
+    subject's ("Drinks about four espressos a day")."""
+    pa, pb = _person_of(a_text, others), _person_of(b_text, others)
+    if pa is None and pb is None:
+        return False
+    if pa is not None and pb is not None:
+        return not (pa == pb or _known(pa, frozenset({pb})))
+    person, other_text = (pa, b_text) if pa is not None else (pb, a_text)
+    assert person is not None
+    return not _mentions(other_text, person)

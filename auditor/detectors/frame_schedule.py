@@ -217,6 +217,7 @@ def _ko_keys(toks: Sequence[Tok]) -> list[str]:
         t.key[:2]
         for t in toks
         if t.key
+        and t.key[0].isalnum()  # (a comma is no shared action)
         and t.key not in d["ko_light_verbs_set"]
         and not _is_ko_day(t.low)
         and not t.low.startswith(skip)
