@@ -83,6 +83,7 @@ from auditor.detectors.contradiction_frames import frame_keys, frames_of, text_m
 from auditor.detectors.frame_ages import named_age_keys, own_age_keys
 from auditor.detectors.frame_crossings import crossing_keys
 from auditor.detectors.frame_denials import denied_index_keys, skeleton_keys
+from auditor.detectors.frame_hours import hours_keys
 from auditor.detectors.frame_occasions import dated_events_apart
 from auditor.detectors.frame_pairs import (
     compared_values,
@@ -281,6 +282,7 @@ class ContradictionDetector(Detector):
             frames.extend(own_age_keys(m.fact))
             frames.extend(named_age_keys(m.fact))
             frames.extend(crossing_keys(m.fact))
+            frames.extend(hours_keys(m.fact))
             denied = denied_index_keys(m.fact)
         prof = self.profile(m.fact, m.content_hash)
         if _event_words().any_in(fold(m.fact)):  # (the dates are read only then)

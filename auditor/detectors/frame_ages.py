@@ -155,6 +155,8 @@ _EN_IS_AGE = re.compile(
 )
 #: "Cat: Miso, grey tabby, 4 years old.": a word, a colon, a capitalised name
 _EN_LABEL = re.compile(r"^\s*(?P<kind>[A-Za-z]+):\s*(?P<name>[A-Z][^\W\d_]{2,})\b")
+#: "Their dog Farofa ...", "a Jindo dog, Bori, ...": an animal word, then its name
+_EN_APPOSED = re.compile(r"\b(?P<kind>[a-z]+),?\s+(?P<name>[A-Z][^\W\d_]{2,})\b")
 #: "고양이 두부: 3살, ...": a Korean word, a name, a colon
 _KO_LABEL = re.compile(r"^\s*(?P<kind>[가-힣]+)\s+(?P<name>[가-힣]{1,4})\s*:")
 
@@ -195,13 +197,20 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
 
 
 def _may_give_an_age(text: str) -> bool:
-    """A cheap test before a fact is read: a digit, a Korean age word, or "X is N"."""
+    """A cheap test before a fact is read: a digit, a Korean age word, "turned", "old", or
+    "X is N"."""
+    low = text.lower()
     return (
         any(c.isdigit() for c in text)
         or "살" in text
         or "세" in text
+        or any(w in low for w in _AGE_CUES)
         or any(_EN_IS_AGE.match(p) for p in _SENTENCE.split(text))
     )
+
+
+#: English words of an age written without a digit ("just turned three", "five years old")
+_AGE_CUES = ("turned", "turns", "aged", " old")
 
 
 #: the oldest age "X is N" is read as (a larger number is a count or a measure)
@@ -214,6 +223,11 @@ def _name_of(text: str) -> str | None:
     label = _EN_LABEL.match(text) or _KO_LABEL.match(text)
     if label is not None and names_a_pet(label.group("kind")):
         return label.group("name").lower()
+    apposed = {
+        m.group("name").lower() for m in _EN_APPOSED.finditer(text) if names_a_pet(m.group("kind"))
+    }
+    if len(apposed) == 1:
+        return apposed.pop()  # "Their dog Farofa is a 4-year-old beagle", "a dog, Bori, 7"
     pets = named_pets(text)
     opening = opening_name(text)
     if opening is not None and (not names_a_pet(text) or opening in pets or _is_the_pet(text)):

@@ -67,7 +67,8 @@ _KO_ALTERNATIVE = re.compile(
 _KO_UNUSED = re.compile(
     r"([^\s,.'\"]{1,20}?)(?:은|는|을|를|도)?\s+(?:아예\s+|전혀\s+|절대\s+)?"
     # ("열지도 않는다": not even opened)
-    r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않|열지도\s*않)"
+    r"(?:안\s*(?:쓰|쓴|써|씀|사용)|쓰지\s*않|사용하지\s*않|열지도\s*않"
+    r"|(?:써|사용해)\s*본\s*적(?:이|은|도)?\s*없)"  # "써 본 적이 없다": never used
 )
 #: Korean: a thing one is said not to have ("차가 없어서", "차가 없다"): the noun
 _KO_LACKS = re.compile(r"(?<![가-힣])([가-힣]{1,6}?)(?:이|가)\s*없(?:다|어|고|음|는|으|습)")
@@ -90,6 +91,7 @@ _KO_CUES = (
     "쓰지 않",
     "사용하지 않",
     "열지도 않",
+    "본 적",
 )
 #: a cheap test before the English pattern runs
 _EN_CUE = re.compile(
@@ -254,7 +256,7 @@ def _ko_unused(text: str) -> frozenset[str]:
 
 
 #: words every match of ``_KO_UNUSED`` holds
-_KO_UNUSED_CUES = ("쓰", "쓴", "써", "씀", "사용", "열지도")
+_KO_UNUSED_CUES = ("쓰", "쓴", "써", "씀", "사용", "열지도")  # ("써 본 적": 써)
 
 
 def skeleton_keys(index_key: str) -> list[str]:

@@ -22,6 +22,7 @@ from auditor.detectors.frame_ages import named_ages_apart, own_ages_apart
 from auditor.detectors.frame_anchors import anchored_typed
 from auditor.detectors.frame_crossings import crossed_typed
 from auditor.detectors.frame_denials import denied_alternative, on_occasion
+from auditor.detectors.frame_hours import closing_days_apart
 from auditor.detectors.frame_occasions import dated_past
 from auditor.detectors.frame_people import about_a_relative_apart
 from auditor.detectors.frame_pets import two_pet_names
@@ -68,6 +69,7 @@ _REASONS = {
     "rate": "the two memories say one activity happens at two different rates",
     "own_age": "the two memories give the person two different ages",
     "named_age": "the two memories give one named person or animal two different ages",
+    "hours": "one memory says the place is closed on a day the other says it is open",
 }
 
 
@@ -261,4 +263,5 @@ _WHOLE_FACT_CHECKS: tuple[tuple[Callable[[str, str], bool], str, str, str], ...]
     (never_every, "rule_conflict", "never_every", "frame:schedule"),
     (two_pet_names, "value_conflict", "pet_name", "frame:pet_name"),
     (other_rates, "value_conflict", "rate", "frame:rate"),
+    (closing_days_apart, "rule_conflict", "hours", "frame:schedule"),
 )
