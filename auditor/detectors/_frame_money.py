@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 __all__ = ["CURRENCY_CODES", "CURRENCY_WORDS", "EN_SCALES", "ko_amount", "ko_won"]
 
-#: currency words after a number, by the symbol its amount is kept under ("50,000 won")
+#: currency words after a number, by the symbol its amount is kept under ("50,000 won"; the
+#: Scandinavian crowns are one, as Korean writes all three "크로네")
 CURRENCY_WORDS = {
     "won": "₩",
     "krw": "₩",
@@ -34,11 +35,19 @@ CURRENCY_WORDS = {
     "파운드": "£",
     "엔": "¥",
     "프랑": "chf",
+    "krone": "kr",
+    "kroner": "kr",
+    "kronor": "kr",
+    "dkk": "kr",
+    "nok": "kr",
+    "sek": "kr",
+    "크로네": "kr",
+    "크로나": "kr",
 }
 #: English scale words between an amount and its currency ("1.4 million won", "$2 million")
 EN_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 #: currency codes written before an amount ("CHF 950", "USD 40")
-CURRENCY_CODES = frozenset({"chf", "usd", "eur", "gbp", "krw", "jpy"})
+CURRENCY_CODES = frozenset({"chf", "usd", "eur", "gbp", "krw", "jpy", "dkk", "nok", "sek"})
 #: Korean number scales: within a group of four digits, and of the groups ("7천2백만")
 _KO_SMALL_SCALE = {"십": 10.0, "백": 100.0, "천": 1000.0}
 _KO_BIG_SCALE = {"만": 1e4, "억": 1e8}

@@ -151,7 +151,7 @@ def own_age_keys(text: str) -> list[str]:
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 #: "Miso is 9", "Borys is seven and ...": a number after a name's "is" that ends its clause
 _EN_IS_AGE = re.compile(
-    r"^[A-Z][^\W\d_]{2,} is (?P<n>\d{1,3}|[a-z]+)(?=\s*(?:$|[.,;:!)]|and\b|but\b|[—–]|- ))"
+    r"^[A-Z][^\W\d_]{2,} is (?P<n>\d{1,3}|[a-z]+)(?=\s*(?:$|[.,;:!)]|and\b|but\b|now\b|[—–]|- ))"
 )
 #: "Cat: Miso, grey tabby, 4 years old.": a word, a colon, a capitalised name
 _EN_LABEL = re.compile(r"^\s*(?P<kind>[A-Za-z]+):\s*(?P<name>[A-Z][^\W\d_]{2,})\b")

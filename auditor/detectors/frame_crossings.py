@@ -14,7 +14,8 @@ that meet, "Campo" / "캄푸"), it linked two payments for a child named in both
 person's name is in too many of a store's facts.
 
 With an anchor, the two facts conflict when they give one typed value of a kind that
-holds one value (an amount in one currency, a date, a day of the month, an age) two values,
+holds one value (an amount in one currency, a date, a month, a day of the month, a year,
+an age) two values,
 and every other such kind they both give agrees. An amount is compared only for the same
 period: "a month" and "매달" are a month, "a year" and "매년" / "연봉" a year; a period on
 one side only is taken as the same. Not read: a fact past ``_MAX_CHARS`` or one sentence,
@@ -53,7 +54,7 @@ _FACT_CACHE = 10_000
 #: A longer fact is a page or a tool result, not one amount or event.
 _MAX_CHARS = 200
 #: typed kinds (before ":") that hold one value of one amount or event
-_KINDS = frozenset({"money", "date", "dom", "age", "year"})
+_KINDS = frozenset({"money", "date", "dom", "age", "year", "month"})
 #: a year in an English fact ("in February 2022"; the frames read years only in Korean)
 _EN_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,])")
 #: Korean words of a period of an amount, in minutes like the typed durations

@@ -124,6 +124,8 @@ _PHRASE_STOPS = frozenset(
         "completely",  # "avoids MATLAB completely": how, not part of the name
         "entirely",
         "altogether",
+        "whenever",  # "avoids Python whenever she can"
+        "wherever",
     }
 )
 #: how many tokens before a stated alternative are searched for a negation of its own
