@@ -62,7 +62,7 @@ def test_numbers_that_are_no_money(text: str) -> None:
             "Her pension comes to about $1,600 a month.",
             "money",
         ),
-        ("Saves 4,000 NOK a month in a savings account.", "매달 7,500크로네를 적금에 넣는다.", "money"),
+        ("Saves 4,000 NOK a month in savings.", "매달 7,500크로네를 적금에 넣는다.", "money"),
         ("Her lease contract ends in March.", "집 계약은 10월에 끝난다.", "month"),
         ("Retired from the post office in March 2018.", "2020년에 우체국에서 은퇴했다.", "year"),
     ],
