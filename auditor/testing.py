@@ -37,6 +37,17 @@ def subject_views(
     ]
 
 
+def first_and_last_meet(first: str, last: str, filler: str, n: int = 30) -> bool:
+    """Whether the contradiction detector's candidate step pairs ``first`` and ``last`` of
+    one subject's store when ``n`` unrelated facts (``filler`` with ``{n}`` numbered) lie
+    between them: the blocking keys of a reading, not shared words, must bring them
+    together."""
+    from auditor.detectors.contradiction import candidate_pairs  # noqa: PLC0415 - heavy
+
+    facts = [first, *(filler.format(n=k) for k in range(n)), last]
+    return frozenset({"m0", f"m{len(facts) - 1}"}) in candidate_pairs(subject_views(facts))
+
+
 def make_record(**overrides: Any) -> dict[str, Any]:
     """A valid canonical raw record; keyword arguments override or add fields.
 

@@ -13,7 +13,7 @@ from auditor.detectors.frame_ages import (
     own_age_keys,
     own_ages_apart,
 )
-from auditor.testing import subject_views
+from auditor.testing import first_and_last_meet, subject_views
 
 
 @pytest.mark.parametrize(
@@ -130,10 +130,7 @@ def test_named_ages_that_do_not_conflict(older: str, newer: str) -> None:
 
 def test_a_named_beings_ages_meet_across_the_scripts() -> None:
     """The name's consonant skeleton is a key: "Noodle" and "누들" meet as candidates."""
-    facts = ["Noodle is eight and sleeps all day."]
-    facts += [f"Walked the dog on trail number {n}." for n in range(30)]
-    facts += ["누들은 올해 세 살이 되었다."]
-    assert set(named_age_keys(facts[0])) & set(named_age_keys(facts[-1]))
+    first, last = "Noodle is eight and sleeps all day.", "누들은 올해 세 살이 되었다."
+    assert set(named_age_keys(first)) & set(named_age_keys(last))
     assert named_age_keys("Dana adopted a 4-year-old cat.") == []
-    pairs = candidate_pairs(subject_views(facts, "user:dana"))
-    assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
+    assert first_and_last_meet(first, last, "Walked the dog on trail number {n}.")

@@ -7,9 +7,8 @@ import pytest
 
 from auditor.detectors._frame_money import ko_amount
 from auditor.detectors._frame_words import _tokens, _typed
-from auditor.detectors.contradiction import candidate_pairs
 from auditor.detectors.frame_crossings import crossed_typed, crossing_keys
-from auditor.testing import subject_views
+from auditor.testing import first_and_last_meet
 
 
 @pytest.mark.parametrize(
@@ -92,10 +91,7 @@ def test_amounts_that_are_not_one_told_twice(older: str, newer: str) -> None:
 
 
 def test_one_rent_meets_its_translation_as_a_candidate() -> None:
-    facts = ["Her monthly rent is €980."]
-    facts += [f"Bought plant number {n} for the balcony." for n in range(30)]
-    facts += ["월세로 매달 1,150유로를 낸다."]
-    assert crossing_keys(facts[0]) == crossing_keys(facts[-1]) == ["cross:rent"]
+    first, last = "Her monthly rent is €980.", "월세로 매달 1,150유로를 낸다."
+    assert crossing_keys(first) == crossing_keys(last) == ["cross:rent"]
     assert crossing_keys("Bought plant number 3 for the balcony.") == []
-    pairs = candidate_pairs(subject_views(facts, "user:hana"))
-    assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
+    assert first_and_last_meet(first, last, "Bought plant number {n} for the balcony.")

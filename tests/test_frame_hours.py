@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.detectors.contradiction import candidate_pairs
 from auditor.detectors.frame_hours import closing_days_apart, hours_keys
-from auditor.testing import subject_views
+from auditor.testing import first_and_last_meet
 
 
 @pytest.mark.parametrize(
@@ -41,10 +40,7 @@ def test_hours_that_do_not_conflict(older: str, newer: str) -> None:
 
 
 def test_a_places_hours_meet_across_the_languages() -> None:
-    facts = ["The shop is closed every Wednesday."]
-    facts += [f"Sold cake number {n} this morning." for n in range(30)]
-    facts += ["가게는 연중무휴, 매일 문을 연다."]
-    assert hours_keys(facts[0]) == hours_keys(facts[-1]) == ["hours:"]
-    assert hours_keys(facts[1]) == []
-    pairs = candidate_pairs(subject_views(facts, "user:minsu"))
-    assert frozenset({"m0", f"m{len(facts) - 1}"}) in pairs
+    first, last = "The shop is closed every Wednesday.", "가게는 연중무휴, 매일 문을 연다."
+    assert hours_keys(first) == hours_keys(last) == ["hours:"]
+    assert hours_keys("Sold cake number 3 this morning.") == []
+    assert first_and_last_meet(first, last, "Sold cake number {n} this morning.")
