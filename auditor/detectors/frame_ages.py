@@ -197,20 +197,18 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
 
 
 def _may_give_an_age(text: str) -> bool:
-    """A cheap test before a fact is read: a digit, a Korean age word, "turned", "old", or
-    "X is N"."""
+    """A cheap test before a fact is read: a Korean age word, "old", "turned", or "X is N"
+    (a digit alone is no age: most digits are dates and amounts)."""
+    if "살" in text or "세" in text:
+        return True
     low = text.lower()
-    return (
-        any(c.isdigit() for c in text)
-        or "살" in text
-        or "세" in text
-        or any(w in low for w in _AGE_CUES)
-        or any(_EN_IS_AGE.match(p) for p in _SENTENCE.split(text))
+    return any(w in low for w in _AGE_CUES) or any(
+        _EN_IS_AGE.match(p) for p in _SENTENCE.split(text)
     )
 
 
 #: English words of an age written without a digit ("just turned three", "five years old")
-_AGE_CUES = ("turned", "turns", "aged", " old")
+_AGE_CUES = ("turned", "turns", "aged", " old", "-old")
 
 
 #: the oldest age "X is N" is read as (a larger number is a count or a measure)
