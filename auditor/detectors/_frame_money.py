@@ -55,6 +55,8 @@ _KO_SCALES = "십백천만억"
 #: a Korean amount: digits and scales, then "원" and a particle or nothing ("7천2백만원을")
 _KO_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?(?:[십백천만억]+(?:\d[\d,]*(?:\.\d+)?)?)*")
 _KO_AMOUNT_PART = re.compile(r"(\d[\d,]*(?:\.\d+)?)?([십백천만억])?")
+#: how many words from a number "원" may be in ("7천" "2백만" "원을")
+_WON_REACH = 3
 #: the longest word read as "원" and its particle after such a number ("원을", "원씩")
 _KO_WON_CHARS = 3
 
@@ -89,6 +91,8 @@ def ko_won(lows: Sequence[str], i: int) -> float | None:
     """An amount in won that starts at ``i``: "50,000원", "80만원을", "7천2백만 원" (a
     number cut in two by the tokenizer read whole), else None; 0.0 for a later part of
     such a number (read with the first)."""
+    if not any("원" in w for w in lows[i : i + _WON_REACH]):
+        return None  # (no "원" in this word or the next two: the cheap test first)
     k = i
     while k > 0 and _amount_part(lows[k - 1]) and _amount_part_start(lows[k]):
         k -= 1

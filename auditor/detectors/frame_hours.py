@@ -75,7 +75,7 @@ _KO_OPEN_ALL = re.compile(
 #: "일요일에도 문을 연다", "일요일에도 오전에는 가게 문 열어서"
 _KO_OPEN_ON = re.compile(rf"{_KO_DAY}에도\s*(?:[가-힣]+\s+){{0,3}}?문을?\s*(?:연|열)")
 #: words every reading above holds, for a cheap test first
-_KO_CUES = ("휴무", "휴업", "쉰", "쉽", "쉼", "문")
+_KO_CUES = ("휴무", "휴업", "쉰", "쉽", "쉼", "문을", "문 ", "문닫", "문열", "문연")
 _EN_CUES = ("clos", "open")
 #: the Korean day syllables in day order
 _KO_DAYS = "월화수목금토일"
