@@ -37,6 +37,7 @@ def test_korean_amounts_with_their_scales(number: str, value: float) -> None:
         ("Rent is CHF 1,240 per month.", "money:chf", 1240.0),
         ("His pension is about 2.1 million won a month.", "money:₩", 2_100_000.0),
         ("Raised $2.5 million last year.", "money:$", 2_500_000.0),
+        ("가격은 40 dollars이다.", "money:$", 40.0),  # a Latin currency word in Korean
     ],
 )
 def test_amounts_of_money_are_money(text: str, kind: str, value: float) -> None:

@@ -585,7 +585,8 @@ def _number_and_unit(
         return
     if nxt in CURRENCY_WORDS or (ko and nxt_key in CURRENCY_WORDS):
         # "50,000 won", "40 dollars", "1,200유로를": an amount of money
-        out.setdefault("money:" + CURRENCY_WORDS[nxt_key if ko else nxt], set()).add(num)
+        unit = nxt if nxt in CURRENCY_WORDS else nxt_key
+        out.setdefault("money:" + CURRENCY_WORDS[unit], set()).add(num)
         return
     if ko and nxt not in units and nxt_key in units and nxt_key != "일":
         nxt = nxt_key  # "두 시간이": the unit without its particle ("한 일": a task)

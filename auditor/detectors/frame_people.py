@@ -2,8 +2,10 @@
 relative's name), a frame about another person than the other frame's ("her birthday"
 / "her mother's birthday"), and a fact about a relative it opens with against one that
 never names that relative ("Marcus's sister is getting married on June 8" / "Marcus got
-married on June 8": two people's facts, for duplicates). Read by
-:mod:`auditor.detectors.contradiction_frames` and :mod:`auditor.detectors.duplicates`."""
+married on June 8": two people's facts, for duplicates), and the people a subject's store
+introduces by name ("남편 티아구는", "my colleague Dana"), whose facts are theirs. Read by
+:mod:`auditor.detectors.contradiction_frames`, :mod:`auditor.detectors.contradiction` and
+:mod:`auditor.detectors.duplicates`."""
 
 from __future__ import annotations
 
@@ -337,8 +339,9 @@ _KO_TOPIC_WORDS = 4
 def introduced_people(facts: Sequence[str]) -> frozenset[str]:
     """The names a subject's facts introduce as other people, folded: a capitalised name
     right after a relative or a colleague word ("her husband Tiago", "my colleague Dana"),
-    a Korean name after one ("남편 티아구는", "후배 민재 씨"). The name most facts open with
-    (the subject's own, "Tiago's wife Rafaela ..." in Rafaela's store) is left out."""
+    a Korean name after one ("남편 티아구는", "후배 민재 씨"). A name two facts or more open
+    with, in either script, is the subject's own ("Tiago's wife Rafaela ..." in Rafaela's
+    store) and is left out."""
     en_words = relatives()[0] | _EN_INTRODUCERS
     names: set[str] = set()
     for text in facts:

@@ -1,12 +1,16 @@
 """What the frames say about a pair of facts: :func:`read_pair` compares every frame of the
 older fact with every frame of the newer one (:func:`~auditor.detectors.contradiction_frames.
 compare_frames`), then tries one event told in other words
-(:func:`~auditor.detectors.frame_anchors.anchored_typed`), a value the other memory rules
-out as an alternative (:func:`~auditor.detectors.frame_denials.denied_alternative`) and
-"never on D" against "every day" (:func:`~auditor.detectors.frame_schedule.never_every`)
-a liking against a disliking of one thing (:func:`~auditor.detectors.frame_stance.
-opposite_stances`) and two preferences in opposite order
-(:func:`~auditor.detectors.frame_preferences.reversed_preferences`).
+(:func:`~auditor.detectors.frame_anchors.anchored_typed`) or once in each language
+(:func:`~auditor.detectors.frame_crossings.crossed_typed`), a value the other memory rules
+out as an alternative (:func:`~auditor.detectors.frame_denials.denied_alternative`; not
+what a dated past event states), one person's or one named being's two ages
+(:mod:`~auditor.detectors.frame_ages`), "never on D" against "every day"
+(:func:`~auditor.detectors.frame_schedule.never_every`), a liking against a disliking of
+one thing (:func:`~auditor.detectors.frame_stance.opposite_stances`), two preferences in
+opposite order (:func:`~auditor.detectors.frame_preferences.reversed_preferences`), one
+pet's two names, one activity's two rates and a place's closing days told in each
+language (:func:`~auditor.detectors.frame_hours.closing_days_apart`).
 Reasons never quote values."""
 
 from __future__ import annotations
