@@ -18,10 +18,12 @@ more than a year apart (a birthday may lie between them). Two ages told a year o
 may both have been true: the detector drops the signal then (it carries the value type
 "age"). Read by :mod:`auditor.detectors.frame_reading`.
 
-A named being's age is read from a short fact that names it once and gives one age: a name
-the fact opens with ("Miso is 9", "두부는 다섯 살 ..."; "Miso is 9" read as an age only when
-nothing follows the number in its clause: "Miso is 4 kg" is a weight), a label ("Cat:
-Miso, ...", "고양이 두부: 3살"), or a pet's name ("a beagle named Rosie, about 8 years old").
+A named being's age is read from a short fact (or the one sentence of it that gives an age)
+that names it once and gives one age: a label ("Cat: Miso, ...", "고양이 두부: 3살"), a name
+after an animal word ("Their dog Farofa is a 4-year-old beagle", "a Jindo dog, Bori, 7
+years old"), the name the fact opens with ("Miso is 9", "두부는 다섯 살 ..."; "Miso is 9"
+read as an age only when nothing but "now" follows the number in its clause: "Miso is 4
+kg" is a weight), or a pet's name ("a beagle named Rosie, about 8 years old").
 Two such facts conflict when they name one being, written alike or, across the two
 scripts, with consonant skeletons that meet (:mod:`auditor.detectors.transliteration`;
 a name too short to have a skeleton is no evidence), and give it ages apart as above. Not
@@ -43,7 +45,7 @@ from auditor.detectors._frame_words import (
     relatives,
 )
 from auditor.detectors.contradiction_frames import frames_of
-from auditor.detectors.frame_people import opening_name, two_people
+from auditor.detectors.frame_people import one_name, opening_name, two_people
 from auditor.detectors.frame_pets import named_pets, names_a_pet
 from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
 
@@ -246,22 +248,10 @@ def _is_the_pet(text: str) -> bool:
     return names_a_pet(last)
 
 
-def _one_name(a: str, b: str) -> bool:
-    """Whether two folded names are one: alike, or across the scripts with consonant
-    skeletons that meet (a name too short for a skeleton is no evidence)."""
-    if a == b:
-        return True
-    if _is_hangul(a) == _is_hangul(b):
-        return False
-    hangul, latin = (a, b) if _is_hangul(a) else (b, a)
-    skeleton = hangul_skeleton(hangul)
-    return skeleton is not None and skeleton in latin_skeletons(latin)
-
-
 def named_ages_apart(a_text: str, b_text: str) -> bool:
     """Whether two facts give one named being two different ages (see the module)."""
     a, b = _named_age(a_text), _named_age(b_text)
-    if a is None or b is None or not _one_name(a[0], b[0]):
+    if a is None or b is None or not one_name(a[0], b[0]):
         return False
     gap = _KO_COUNT_GAP if a[2] != b[2] else _BIRTHDAY_GAP
     return abs(a[1] - b[1]) > gap

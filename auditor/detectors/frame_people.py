@@ -32,6 +32,7 @@ __all__ = [
     "about_someone_else",
     "another_person",
     "introduced_people",
+    "one_name",
     "two_people",
     "ko_named_relative_view",
     "named_relative_view",
@@ -412,18 +413,21 @@ _KO_TITLED_TOPICS = frozenset({"씨는", "씨가", "씨도", "씨"})
 
 
 def _known(name: str, others: frozenset[str]) -> bool:
-    """Whether a name is one of ``others``, in its script or, by consonant skeletons that
-    meet, in the other (a name too short for a skeleton is no evidence)."""
-    if name in others:
+    """Whether a name is one of ``others`` (see :func:`one_name`)."""
+    return any(one_name(name, other) for other in others)
+
+
+def one_name(a: str, b: str) -> bool:
+    """Whether two folded names are one: alike, or across the scripts with consonant
+    skeletons that meet. Unlike :func:`~auditor.detectors.transliteration.same_name`, a
+    name too short for a skeleton is no evidence that two are one."""
+    if a == b:
         return True
-    for other in others:
-        if _is_hangul(name) == _is_hangul(other):
-            continue
-        hangul, latin = (name, other) if _is_hangul(name) else (other, name)
-        skeleton = hangul_skeleton(hangul)
-        if skeleton is not None and skeleton in latin_skeletons(latin):
-            return True
-    return False
+    if _is_hangul(a) == _is_hangul(b):
+        return False
+    hangul, latin = (a, b) if _is_hangul(a) else (b, a)
+    skeleton = hangul_skeleton(hangul)
+    return skeleton is not None and skeleton in latin_skeletons(latin)
 
 
 def _mentions(text: str, name: str) -> bool:
