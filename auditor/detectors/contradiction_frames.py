@@ -86,6 +86,7 @@ from auditor.detectors.frame_views import appositive_views, reduced_relative_vie
 __all__ = [
     "Frame",
     "FrameVerdict",
+    "SENTENCE",
     "compare_frames",
     "frame_keys",
     "frames_of",
@@ -94,7 +95,8 @@ __all__ = [
     "text_modality",
 ]
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+#: where one sentence of a fact ends and the next begins
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _MAX_FRAMES = 4
 #: Untyped values longer than this (content words) are paraphrase-prone: judge only.
 _SHORT_VALUE = 4
@@ -456,7 +458,7 @@ def frames_of(text: str) -> tuple[Frame, ...]:
     offset = 0
     make = tuple.__new__  # Tok(...) without the named tuple's Python-level __new__
     # the text past the fourth sentence is never read: split no further than that
-    for part in _SENTENCE.split(text, maxsplit=_MAX_FRAMES)[:_MAX_FRAMES]:
+    for part in SENTENCE.split(text, maxsplit=_MAX_FRAMES)[:_MAX_FRAMES]:
         pos = text.find(part, offset)
         offset = pos + len(part) if pos >= 0 else offset
         toks: Sequence[Tok] = _tokens(part)

@@ -35,17 +35,14 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import (
     _is_hangul,
     _number,
     _tokens,
     _typed,
-    ko_relative,
-    relatives,
 )
-from auditor.detectors.contradiction_frames import frames_of
-from auditor.detectors.frame_people import one_name, opening_name, two_people
+from auditor.detectors.contradiction_frames import SENTENCE, frames_of
+from auditor.detectors.frame_people import names_a_relative, one_name, opening_name, two_people
 from auditor.detectors.frame_pets import named_pets, names_a_pet
 from auditor.detectors.transliteration import hangul_skeleton, latin_skeletons
 
@@ -87,20 +84,13 @@ def _own_age(text: str) -> tuple[float, bool] | None:
     ages = dict(frame.typed).get("age")
     if not ages or len(ages) != 1 or frame.modality != "current" or frame.negated:
         return None
-    if frame.owners or _names_a_relative(text) or names_a_pet(text):
+    if frame.owners or names_a_relative(text) or names_a_pet(text):
         return None  # "Her son is 7", "아들이 일곱 살이다", "먹물이는 세 살 된 고양이다"
     if not _about_the_subject(text):
         return None
     if any(t.low in _EN_PAST for t in _tokens(text)):
         return None  # "Ola was 30 when she moved": an age she had
     return float(next(iter(ages))), _is_hangul(text)
-
-
-def _names_a_relative(text: str) -> bool:
-    en = relatives()[0]
-    return any(
-        ko_relative(t.low) if _is_hangul(t.low) else stem(t.low) in en for t in _tokens(text)
-    )
 
 
 def _about_the_subject(text: str) -> bool:
@@ -149,8 +139,6 @@ def own_age_keys(text: str) -> list[str]:
     return ["age:@self"] if _own_age(text) is not None else []
 
 
-#: where one sentence of a fact ends and the next begins
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 #: "Miso is 9", "Borys is seven and ...": a number after a name's "is" that ends its clause
 _EN_IS_AGE = re.compile(
     r"^[A-Z][^\W\d_]{2,} is (?P<n>\d{1,3}|[a-z]+)(?=\s*(?:$|[.,;:!)]|and\b|but\b|now\b|[—–]|- ))"
@@ -170,7 +158,7 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
     모찌는 올해 네 살이다.")."""
     if len(text) > _MAX_CHARS or not _may_give_an_age(text):
         return None
-    sentences = [p for p in _SENTENCE.split(text) if p.strip()]
+    sentences = [p for p in SENTENCE.split(text) if p.strip()]
     if len(sentences) > 1:
         aged = [
             p
@@ -188,7 +176,7 @@ def _named_age(text: str) -> tuple[str, float, bool] | None:
         n = _number(bare.group("n"))
         if n is not None and n.is_integer() and 0 < n <= _MAX_PET_OR_PERSON_AGE:
             ages = {n}
-    if len(ages) != 1 or _names_a_relative(text):
+    if len(ages) != 1 or names_a_relative(text):
         return None
     if any(t.low in _EN_PAST for t in _tokens(text)):
         return None  # "was 30 when she moved": an age one had
@@ -205,7 +193,7 @@ def _may_give_an_age(text: str) -> bool:
         return True
     low = text.lower()
     return any(w in low for w in _AGE_CUES) or any(
-        _EN_IS_AGE.match(p) for p in _SENTENCE.split(text)
+        _EN_IS_AGE.match(p) for p in SENTENCE.split(text)
     )
 
 

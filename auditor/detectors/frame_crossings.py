@@ -33,19 +33,17 @@ import re
 from typing import Any
 
 from auditor.detectors._contradiction_data import EVENT_WORDS
-from auditor.detectors._contradiction_text import stem
 from auditor.detectors._frame_words import (
     _data,
     _is_hangul,
     _ko_negated,
     _tokens,
     _typed,
-    ko_relative,
-    relatives,
 )
 from auditor.detectors._literals import LiteralSet
 from auditor.detectors.contradiction_frames import frames_of, text_modality
 from auditor.detectors.frame_anchors import near_values
+from auditor.detectors.frame_people import names_a_relative
 
 __all__ = ["crossed_typed", "crossing_keys"]
 
@@ -124,7 +122,7 @@ def _reading(text: str) -> _Reading | None:
         return None
     lows = [t.low for t in toks]
     keys = [t.key for t in toks]
-    if _names_a_relative(lows, keys, ko) or _recurring_event(lows, keys, ko):
+    if names_a_relative(text) or _recurring_event(lows, keys, ko):
         return None
     concepts = _concepts(toks, ko)
     if not concepts:
@@ -140,13 +138,6 @@ def _negated(toks: Any, ko: bool) -> bool:
 
 
 _EN_NEGATIONS = frozenset({"not", "never", "no"})
-
-
-def _names_a_relative(lows: list[str], keys: list[str], ko: bool) -> bool:
-    if ko:
-        return any(ko_relative(w) for w in lows)
-    en = relatives()[0]
-    return any(k in en or stem(w) in en for w, k in zip(lows, keys, strict=True))
 
 
 def _recurring_event(lows: list[str], keys: list[str], ko: bool) -> bool:

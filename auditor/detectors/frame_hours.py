@@ -21,8 +21,9 @@ from __future__ import annotations
 import functools
 import re
 
-from auditor.detectors._frame_words import _data, _is_hangul, _tokens, ko_relative, relatives
+from auditor.detectors._frame_words import _data, _is_hangul
 from auditor.detectors.contradiction_frames import text_modality
+from auditor.detectors.frame_people import names_a_relative
 
 __all__ = ["closing_days_apart", "hours_keys"]
 
@@ -111,7 +112,7 @@ def _hours(text: str) -> _Hours | None:
         return None
     if any(o in low for o in _OCCASIONS) or text_modality(text) != "current":
         return None
-    if _names_a_relative(text, ko):
+    if names_a_relative(text):
         return None
     return _Hours(frozenset(closed), frozenset(open_ - closed), _place(low))
 
@@ -129,13 +130,6 @@ def _en_days(text: str, m: re.Match[str]) -> set[int]:
         days.add(_en_day(more.group("day")))
         pos = more.end()
     return days
-
-
-def _names_a_relative(text: str, ko: bool) -> bool:
-    toks = _tokens(text)
-    if ko:
-        return any(ko_relative(t.low) for t in toks)
-    return any(t.key in relatives()[0] for t in toks)
 
 
 def _place(low: str) -> str | None:

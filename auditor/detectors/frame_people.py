@@ -32,6 +32,7 @@ __all__ = [
     "about_someone_else",
     "another_person",
     "introduced_people",
+    "names_a_relative",
     "one_name",
     "two_people",
     "ko_named_relative_view",
@@ -253,8 +254,7 @@ def opening_name(text: str) -> str | None:
         return None  # "Drives his car ...": a note that opens with its verb
     if not _finite_verb(text[toks[verb].start : toks[verb].end]):
         return None
-    folded = unicodedata.normalize("NFKD", first.low)
-    return "".join(c for c in folded if not unicodedata.combining(c))
+    return _folded(first.low)
 
 
 def _ko_opening_name(word: str) -> str | None:
@@ -384,7 +384,18 @@ def _ko_name(word: str, *, marked: bool) -> str | None:
     return None
 
 
+def names_a_relative(text: str) -> bool:
+    """Whether a fact names a relative anywhere ("Her son is 7", "아들이 일곱 살이다"; a
+    Korean relative as a whole word with its particles)."""
+    en = relatives()[0]
+    return any(
+        ko_relative(t.low) if _is_hangul(t.low) else (stem(t.low) in en or t.key in en)
+        for t in _tokens(text)
+    )
+
+
 def _folded(word: str) -> str:
+    """A word in lower case without accents ("Tomás" -> "tomas")."""
     folded = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in folded if not unicodedata.combining(c))
 
